@@ -1,0 +1,1 @@
+"""The generic Kafka-to-Hive/Spark table loader."""
