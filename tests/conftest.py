@@ -1,0 +1,6 @@
+"""Fixtures shared by the whole suite live in tests/fixtures/; this file only loads them."""
+
+pytest_plugins = [
+    "tests.fixtures.kafka",
+    "tests.fixtures.spark",
+]
