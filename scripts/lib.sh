@@ -15,9 +15,10 @@ info() {
   echo "==> $*" >&2
 }
 
-# apt_install PKG...: installs Debian packages when running as root with apt-get available.
+# apt_install PKG...: installs Debian packages when running as root with apt-get available
+# (PIPELINE_NO_APT=1 turns this off, for machines where the scripts must not install anything).
 apt_install() {
-  if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+  if [ -n "${PIPELINE_NO_APT:-}" ] || [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
     return 1
   fi
   if [ -z "${_APT_UPDATED:-}" ]; then
