@@ -3,4 +3,5 @@
 pytest_plugins = [
     "tests.fixtures.kafka",
     "tests.fixtures.spark",
+    "tests.fixtures.hive_metastore",
 ]
