@@ -1,13 +1,111 @@
-"""Command line of the schema registry: `registry --help`."""
+"""Command line of the schema registry: `registry --help`.
+
+The group ``main`` only wires commands together; each command is a thin layer over library calls.
+Other command groups attach with one ``main.add_command(...)`` line at the bottom.
+"""
 
 from __future__ import annotations
 
 import click
 
+from registry.config import RegistryConfig
+
+DATABASE_URL = click.option(
+    "--database-url",
+    envvar="REGISTRY_DATABASE_URL",
+    default=None,
+    help="SQLAlchemy URL (default: SQLite file registry.db in the working directory).",
+)
+
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 def main() -> None:
     """Avro schema registry (Confluent Schema Registry API) and schema checks."""
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8081, show_default=True, type=click.IntRange(1, 65535))
+@DATABASE_URL
+@click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 256), help="Processes.")
+@click.option("--threads", default=4, show_default=True, type=click.IntRange(1, 256), help="Per process.")
+@click.option("--max-body-bytes", type=click.IntRange(1), default=None, help="Largest request body.")
+@click.option("--max-schema-chars", type=click.IntRange(1), default=None, help="Largest schema text.")
+@click.option("--enable-bench-endpoint", is_flag=True, default=None, hidden=True)
+def serve(
+    host: str,
+    port: int,
+    database_url: str | None,
+    workers: int,
+    threads: int,
+    max_body_bytes: int | None,
+    max_schema_chars: int | None,
+    enable_bench_endpoint: bool | None,
+) -> None:
+    """Serve the registry API with gunicorn; an empty database is migrated first."""
+    from registry.server import serve as run_server
+    from registry.storage import migrate
+
+    cfg = RegistryConfig.from_env(
+        database_url=database_url,
+        max_body_bytes=max_body_bytes,
+        max_schema_chars=max_schema_chars,
+        enable_bench_endpoint=enable_bench_endpoint,
+    )
+    try:
+        if migrate.upgrade_if_empty(cfg.database_url):
+            click.echo("registry: created the database schema", err=True)
+    except RuntimeError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"registry: serving on http://{host}:{port} with {workers} worker(s)", err=True)
+    run_server(cfg, host, port, workers, threads)
+
+
+@click.group()
+def db() -> None:
+    """Database schema management (Alembic migrations)."""
+
+
+@db.command()
+@DATABASE_URL
+@click.option("--revision", default="head", show_default=True)
+def upgrade(database_url: str | None, revision: str) -> None:
+    """Migrate the database up to REVISION."""
+    from registry.storage import migrate
+
+    url = RegistryConfig.from_env(database_url=database_url).database_url
+    migrate.upgrade(url, revision)
+    click.echo(f"registry: database at {revision}")
+
+
+@db.command()
+@DATABASE_URL
+@click.argument("revision")
+def downgrade(database_url: str | None, revision: str) -> None:
+    """Migrate the database down to REVISION (``base`` removes every table)."""
+    from registry.storage import migrate
+
+    migrate.downgrade(RegistryConfig.from_env(database_url=database_url).database_url, revision)
+    click.echo(f"registry: database at {revision}")
+
+
+@db.command()
+@DATABASE_URL
+def current(database_url: str | None) -> None:
+    """Print the database's revision and the code's head revision."""
+    from registry.storage import migrate
+    from registry.storage.db import Database
+
+    database = Database(RegistryConfig.from_env(database_url=database_url).database_url)
+    try:
+        click.echo(f"current: {migrate.current_revision(database) or 'none'}")
+        click.echo(f"head: {migrate.head_revision()}")
+    finally:
+        database.dispose()
+
+
+main.add_command(serve)
+main.add_command(db)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,52 @@
+"""``/schemas``: schemas by global id (the deserializer's hot path) and the supported types."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, request
+
+from registry.api.common import CONTENT_TYPE, flag, paginate, registry, reply
+from registry.service.requests import SUPPORTED_SCHEMA_TYPES
+
+bp = Blueprint("schemas", __name__)
+
+
+@bp.get("/schemas")
+def list_schemas() -> Response:
+    views = registry().list_schemas(
+        request.args.get("subjectPrefix", ""),
+        include_deleted=flag("deleted"),
+        latest_only=flag("latestOnly", False, "latest_only"),
+    )
+    return reply(paginate([view.body() for view in views]))
+
+
+@bp.get("/schemas/types")
+def schema_types() -> Response:
+    return reply(list(SUPPORTED_SCHEMA_TYPES))
+
+
+@bp.get("/schemas/ids/<schema_id>")
+def get_schema(schema_id: int) -> Response:
+    return reply(registry().get_schema(schema_id).body())
+
+
+@bp.get("/schemas/ids/<schema_id>/schema")
+def get_schema_text(schema_id: int) -> Response:
+    return Response(registry().get_schema(schema_id).schema, mimetype=CONTENT_TYPE)
+
+
+def _usages(schema_id: int) -> list[tuple[str, int]]:
+    only = request.args.get("subject")
+    pairs = registry().schema_usages(schema_id, include_deleted=flag("deleted"))
+    return [(s, v) for s, v in pairs if only is None or s == only]
+
+
+@bp.get("/schemas/ids/<schema_id>/subjects")
+def get_schema_subjects(schema_id: int) -> Response:
+    subjects = sorted({s for s, _ in _usages(schema_id)})
+    return reply(paginate(subjects))
+
+
+@bp.get("/schemas/ids/<schema_id>/versions")
+def get_schema_versions(schema_id: int) -> Response:
+    return reply(paginate([{"subject": s, "version": v} for s, v in _usages(schema_id)]))

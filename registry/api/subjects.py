@@ -1,0 +1,68 @@
+"""``/subjects``: list subjects, register, look up, read and delete versions."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, request
+
+from registry.api.common import CONTENT_TYPE, flag, paginate, registry, reply, schema_body
+
+bp = Blueprint("subjects", __name__)
+
+
+@bp.get("/subjects")
+def list_subjects() -> Response:
+    names = registry().list_subjects(
+        request.args.get("subjectPrefix", ""),
+        include_deleted=flag("deleted"),
+        deleted_only=flag("deletedOnly", False, "deleted_only"),
+    )
+    return reply(paginate(names))
+
+
+@bp.post("/subjects/<subject>/versions")
+def register(subject: str) -> Response:
+    """Registers a schema; an already registered one answers with its existing id (idempotent)."""
+    done = registry().register(subject, schema_body(), normalize=flag("normalize"))
+    return reply({"id": done.id})
+
+
+@bp.post("/subjects/<subject>")
+def lookup(subject: str) -> Response:
+    """Is this schema registered under the subject? Answers with its version and id."""
+    view = registry().lookup(subject, schema_body(), include_deleted=flag("deleted"))
+    return reply(view.body())
+
+
+@bp.delete("/subjects/<subject>")
+def delete_subject(subject: str) -> Response:
+    return reply(registry().delete_subject(subject, permanent=flag("permanent")))
+
+
+@bp.get("/subjects/<subject>/versions")
+def list_versions(subject: str) -> Response:
+    versions = registry().list_versions(
+        subject, include_deleted=flag("deleted"), deleted_only=flag("deletedOnly", False, "deleted_only")
+    )
+    return reply(paginate(versions))
+
+
+@bp.get("/subjects/<subject>/versions/<version>")
+def get_version(subject: str, version: int) -> Response:
+    return reply(registry().get_version(subject, version, include_deleted=flag("deleted")).body())
+
+
+@bp.get("/subjects/<subject>/versions/<version>/schema")
+def get_version_schema(subject: str, version: int) -> Response:
+    """The schema text alone, exactly as registered."""
+    view = registry().get_version(subject, version, include_deleted=flag("deleted"))
+    return Response(view.schema.schema, mimetype=CONTENT_TYPE)
+
+
+@bp.get("/subjects/<subject>/versions/<version>/referencedby")
+def referenced_by(subject: str, version: int) -> Response:
+    return reply(paginate(registry().referenced_by(subject, version)))
+
+
+@bp.delete("/subjects/<subject>/versions/<version>")
+def delete_version(subject: str, version: int) -> Response:
+    return reply(registry().delete_version(subject, version, permanent=flag("permanent")))

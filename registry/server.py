@@ -1,0 +1,62 @@
+"""Production serving: gunicorn (pre-fork workers) running the Flask app, never Flask's dev server.
+
+The database is migrated once in the master before workers start; each worker then builds its own app
+(engines must not cross a fork), so ``--workers N`` gives N independent processes sharing the database.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from flask import Flask
+from gunicorn.app.base import BaseApplication
+
+from registry.api import create_app
+from registry.config import RegistryConfig
+
+
+class RegistryServer(BaseApplication):  # type: ignore[misc]
+    """A gunicorn application configured from code instead of a config file."""
+
+    def __init__(self, cfg: RegistryConfig, options: dict[str, Any]) -> None:
+        self.cfg_registry = replace(cfg, auto_upgrade=False)
+        self.options = options
+        super().__init__()
+
+    def load_config(self) -> None:
+        for key, value in self.options.items():
+            if key in self.cfg.settings and value is not None:
+                self.cfg.set(key, value)
+
+    def load(self) -> Flask:
+        return create_app(self.cfg_registry)
+
+
+def gunicorn_options(
+    host: str, port: int, workers: int, threads: int, log_level: str = "info"
+) -> dict[str, Any]:
+    """Worker settings: threaded workers keep connections alive, which load generators and clients use."""
+    return {
+        "bind": f"{host}:{port}",
+        "workers": workers,
+        "threads": threads,
+        "worker_class": "gthread" if threads > 1 else "sync",
+        "keepalive": 5,
+        "timeout": 60,
+        "graceful_timeout": 10,
+        "accesslog": None,
+        "errorlog": "-",
+        "loglevel": log_level,
+        "proc_name": "registry",
+    }
+
+
+def serve(cfg: RegistryConfig, host: str, port: int, workers: int, threads: int) -> None:
+    """Runs until SIGTERM/SIGINT (gunicorn stops workers gracefully)."""
+    RegistryServer(cfg, gunicorn_options(host, port, workers, threads)).run()
+
+
+def wsgi() -> Flask:
+    """For running under another WSGI server: ``gunicorn 'registry.server:wsgi()'`` (config from env)."""
+    return create_app(RegistryConfig.from_env())

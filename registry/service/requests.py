@@ -1,0 +1,207 @@
+"""Parsing and validation of everything a client sends, before any of it reaches the database.
+
+Hostile input must end as a 4xx with an error body, never a 500: bodies are size-checked before they are
+read, depth-checked before ``json.loads`` (which recurses), and every number is range-checked, because
+SQL integers are 32 or 64 bits while Python's are not.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Any
+
+from registry.service import errors
+
+MAX_INT32 = 2**31 - 1
+LATEST = -1
+COMPATIBILITY_LEVELS = (
+    "NONE",
+    "BACKWARD",
+    "BACKWARD_TRANSITIVE",
+    "FORWARD",
+    "FORWARD_TRANSITIVE",
+    "FULL",
+    "FULL_TRANSITIVE",
+)
+MODES = ("READWRITE", "READONLY", "IMPORT")
+DEFAULT_COMPATIBILITY = "BACKWARD"
+DEFAULT_MODE = "READWRITE"
+SUPPORTED_SCHEMA_TYPES = ("AVRO",)
+
+_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_BRACKETS = re.compile(r"[\[\]{}]")
+
+
+def parse_bool(raw: str | None, default: bool = False, name: str = "flag") -> bool:
+    """Clients send true/True/TRUE/1 and false/False/0; anything else is a client error."""
+    if raw is None or raw == "":
+        return default
+    lowered = raw.strip().lower()
+    if lowered in ("true", "1"):
+        return True
+    if lowered in ("false", "0"):
+        return False
+    raise errors.BadRequest(f"Query parameter {name}={raw!r} is not a boolean; use true or false.")
+
+
+def parse_int(raw: str | None, default: int, name: str) -> int:
+    """A 64-bit-safe integer query parameter (offset, limit)."""
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise errors.BadRequest(f"Query parameter {name}={raw!r} is not an integer.") from None
+    if abs(value) > MAX_INT32:
+        raise errors.BadRequest(f"Query parameter {name}={raw!r} is out of range.")
+    return value
+
+
+def parse_version(raw: str) -> int:
+    """A version path segment: 1..2^31-1, or ``latest`` / ``-1`` (returned as :data:`LATEST`)."""
+    if raw == "latest" or raw == "-1":
+        return LATEST
+    if not raw.isascii() or not raw.isdigit() or len(raw) > 10 or not 1 <= int(raw) <= MAX_INT32:
+        raise errors.InvalidVersion(
+            f"The specified version '{raw}' is not a valid version id. "
+            f'Allowed values are between [1, {MAX_INT32}] and the string "latest"'
+        )
+    return int(raw)
+
+
+def parse_schema_id(raw: str) -> int:
+    """A schema id path segment; anything that cannot be an id is simply not found."""
+    if not raw.isascii() or not raw.isdigit() or len(raw) > 10 or not 1 <= int(raw) <= MAX_INT32:
+        raise errors.SchemaNotFound(f"Schema {raw} not found")
+    return int(raw)
+
+
+def validate_subject(name: str, max_length: int) -> str:
+    """Subjects may contain / . : and any printable text, but no control characters and no emptiness."""
+    if not name or not name.strip():
+        raise errors.InvalidSubject("The subject name must not be empty.")
+    if len(name) > max_length:
+        raise errors.InvalidSubject(f"The subject name is longer than {max_length} characters.")
+    if any(unicodedata.category(ch) in ("Cc", "Cs") for ch in name):
+        raise errors.InvalidSubject(f"The subject name {name!r} contains control characters.")
+    return name
+
+
+def parse_compatibility(raw: Any) -> str:
+    """A compatibility level name (case-insensitive, as clients differ)."""
+    if isinstance(raw, str) and raw.upper() in COMPATIBILITY_LEVELS:
+        return raw.upper()
+    raise errors.InvalidCompatibilityLevel(
+        f"Invalid compatibility level {raw!r}. Valid values are {', '.join(COMPATIBILITY_LEVELS)}."
+    )
+
+
+def parse_mode(raw: Any) -> str:
+    """A mode name: READWRITE, READONLY or IMPORT."""
+    if isinstance(raw, str) and raw.upper() in MODES:
+        return raw.upper()
+    raise errors.InvalidMode(f"Invalid mode {raw!r}. Valid values are {', '.join(MODES)}.")
+
+
+def json_depth(text: str) -> int:
+    """Deepest bracket nesting of a JSON text, without recursion (strings are skipped)."""
+    depth = deepest = 0
+    for match in _BRACKETS.finditer(_STRINGS.sub("", text)):
+        if match.group() in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth -= 1
+    return deepest
+
+
+def parse_json_body(raw: bytes, max_depth: int) -> dict[str, Any]:
+    """The request body as a JSON object, or a 400 that says what is wrong with it."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise errors.BadRequest(f"Request body is not valid UTF-8 (byte {exc.start}).") from None
+    if not text.strip():
+        raise errors.BadRequest("Request body is empty; a JSON object is expected.")
+    if json_depth(text) > max_depth:
+        raise errors.BadRequest(f"Request body is nested deeper than {max_depth} levels.")
+    try:
+        body = json.loads(text)
+    except ValueError as exc:
+        raise errors.BadRequest(f"Request body is not valid JSON: {exc}") from None
+    if not isinstance(body, dict):
+        raise errors.BadRequest("Request body must be a JSON object.")
+    return body
+
+
+@dataclass(frozen=True)
+class SchemaReferenceInput:
+    """One entry of a request's ``references``."""
+
+    name: str
+    subject: str
+    version: int
+
+
+@dataclass(frozen=True)
+class SchemaRequest:
+    """The validated body of a register, lookup or compatibility request."""
+
+    schema: str
+    schema_type: str = "AVRO"
+    references: tuple[SchemaReferenceInput, ...] = field(default_factory=tuple)
+    id: int | None = None
+    version: int | None = None
+
+
+def _optional_positive(body: dict[str, Any], key: str) -> int | None:
+    value = body.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_INT32:
+        raise errors.BadRequest(f"'{key}' must be an integer between 1 and {MAX_INT32}.")
+    return value
+
+
+def parse_schema_request(body: dict[str, Any], max_schema_chars: int, max_depth: int) -> SchemaRequest:
+    """Checks the shape of ``{"schema", "schemaType", "references", "id", "version"}``."""
+    schema_type = body.get("schemaType") or "AVRO"
+    if not isinstance(schema_type, str):
+        raise errors.InvalidSchema("'schemaType' must be a string.")
+    if schema_type.upper() not in SUPPORTED_SCHEMA_TYPES:
+        raise errors.InvalidSchema(
+            f"Schema type {schema_type} is not supported: this registry stores AVRO schemas only."
+        )
+    schema = body.get("schema")
+    if not isinstance(schema, str) or not schema.strip():
+        raise errors.InvalidSchema("'schema' must be a non-empty string holding the schema's JSON.")
+    if len(schema) > max_schema_chars:
+        raise errors.SchemaTooLarge(f"Schema has {len(schema)} characters; the limit is {max_schema_chars}.")
+    if json_depth(schema) > max_depth:
+        raise errors.InvalidSchema(f"Schema is nested deeper than {max_depth} levels.")
+    refs_raw = body.get("references") or []
+    if not isinstance(refs_raw, list):
+        raise errors.InvalidSchema("'references' must be a list.")
+    references = []
+    for ref in refs_raw:
+        ok = (
+            isinstance(ref, dict)
+            and isinstance(ref.get("name"), str)
+            and isinstance(ref.get("subject"), str)
+            and isinstance(ref.get("version"), int)
+            and not isinstance(ref.get("version"), bool)
+            and 1 <= ref["version"] <= MAX_INT32
+        )
+        if not ok:
+            raise errors.InvalidSchema("Each reference needs a string name, a string subject and a version.")
+        references.append(SchemaReferenceInput(ref["name"], ref["subject"], ref["version"]))
+    return SchemaRequest(
+        schema=schema,
+        schema_type=schema_type.upper(),
+        references=tuple(references),
+        id=_optional_positive(body, "id"),
+        version=_optional_positive(body, "version"),
+    )

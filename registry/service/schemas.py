@@ -1,0 +1,70 @@
+"""The bridge between requests and the compatibility package: parse, dedupe key, check, explain.
+
+Kept free of I/O so that the repository decides *when* to check and this module decides *what* a check
+means: which stored versions take part and how a refusal reads to the person who sent the schema.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+
+from registry.compatibility import (
+    CompatibilityLevel,
+    Conflict,
+    InvalidSchemaError,
+    ParsedSchema,
+    check_compatibility,
+    parse_schema,
+)
+from registry.service import errors
+from registry.service.requests import SchemaReferenceInput
+
+
+def parse(text: str, named_types: Sequence[ParsedSchema] = ()) -> ParsedSchema:
+    """Parses and validates an Avro schema; every problem becomes one 42201 with all the details."""
+    try:
+        if named_types:
+            return parse_schema(text, named_types=list(named_types))
+        return parse_schema(text)
+    except InvalidSchemaError as exc:
+        problems = getattr(exc, "problems", None) or []
+        details = "; ".join(_problem_line(p) for p in problems) or str(exc)
+        raise errors.InvalidSchema(f"Invalid schema: {details}") from None
+    except (ValueError, TypeError, RecursionError) as exc:
+        raise errors.InvalidSchema(f"Invalid schema: {exc}") from None
+
+
+def _problem_line(problem: object) -> str:
+    pointer = getattr(problem, "pointer", "") or "/"
+    where = f"line {problem.line}, column {problem.column}" if getattr(problem, "line", None) else pointer
+    return f"{where} ({pointer}): {getattr(problem, 'message', problem)}"
+
+
+def identity_hash(parsed: ParsedSchema, schema_type: str, references: Sequence[SchemaReferenceInput]) -> str:
+    """The dedupe key: same identity, type and references means the same global id."""
+    refs = [[r.name, r.subject, r.version] for r in references]
+    key = json.dumps([schema_type, parsed.identity, refs], separators=(",", ":"), sort_keys=True)
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def conflicts(new: ParsedSchema, existing: Sequence[tuple[int, ParsedSchema]], level: str) -> list[Conflict]:
+    """Conflicts of ``new`` with the stored versions (oldest first) under ``level``."""
+    if not existing or level == "NONE":
+        return []
+    return list(check_compatibility(new, list(existing), CompatibilityLevel(level)))
+
+
+def describe(found: Sequence[Conflict]) -> list[str]:
+    """One line per conflict naming the field path, the rule and the fix."""
+    return [c.describe() for c in found]
+
+
+def incompatible_error(subject: str, level: str, found: Sequence[Conflict]) -> errors.Incompatible:
+    """The 409 a refused registration answers with."""
+    lines = describe(found)
+    return errors.Incompatible(
+        f'Schema being registered is incompatible with an earlier schema for subject "{subject}" '
+        f"(compatibility {level}): " + " | ".join(lines)
+    )

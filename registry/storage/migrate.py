@@ -1,0 +1,77 @@
+"""Alembic driven from code, so ``registry db upgrade`` works without an alembic.ini in the working dir."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+
+from registry.storage.db import Database
+
+
+def migrations_dir() -> Path:
+    """The ``migrations`` directory: next to the package in a checkout, or installed as a package."""
+    beside = Path(__file__).resolve().parents[2] / "migrations"
+    if (beside / "env.py").is_file():
+        return beside
+    spec = importlib.util.find_spec("migrations")
+    if spec is not None and spec.submodule_search_locations:
+        found = Path(next(iter(spec.submodule_search_locations)))
+        if (found / "env.py").is_file():
+            return found
+    raise RuntimeError("the registry's Alembic migrations directory is not installed")
+
+
+def alembic_config(database_url: str) -> Config:
+    """An Alembic config pointing at our scripts and at ``database_url``."""
+    cfg = Config(str(migrations_dir() / "alembic.ini"))
+    cfg.set_main_option("script_location", str(migrations_dir()))
+    cfg.attributes["database_url"] = database_url
+    return cfg
+
+
+def upgrade(database_url: str, revision: str = "head") -> None:
+    """Brings the database to ``revision``; safe to run from several processes at once."""
+    command.upgrade(alembic_config(database_url), revision)
+
+
+def downgrade(database_url: str, revision: str) -> None:
+    """Takes the database back to ``revision`` (``base`` empties it)."""
+    command.downgrade(alembic_config(database_url), revision)
+
+
+def current_revision(database: Database) -> str | None:
+    """The revision the database is at, None when it has never been migrated."""
+    with database.engine.connect() as conn:
+        return MigrationContext.configure(conn).get_current_revision()
+
+
+def head_revision() -> str | None:
+    """The newest revision shipped with this code."""
+    return ScriptDirectory.from_config(alembic_config("sqlite://")).get_current_head()
+
+
+def upgrade_if_empty(database_url: str) -> bool:
+    """Creates the schema in a never-migrated database; refuses to guess about an outdated one.
+
+    Returns True when it migrated. An existing database behind the code's head must be upgraded on
+    purpose (``registry db upgrade``), because an upgrade may be something an operator schedules.
+    """
+    database = Database(database_url)
+    try:
+        current = current_revision(database)
+    finally:
+        database.dispose()
+    if current is None:
+        upgrade(database_url)
+        return True
+    if current != head_revision():
+        raise RuntimeError(
+            f"The registry database is at revision {current}, the code expects {head_revision()}: "
+            "run `registry db upgrade`."
+        )
+    return False

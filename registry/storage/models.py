@@ -1,0 +1,102 @@
+"""The registry's database schema, in one place (its history lives in ``migrations/versions/``).
+
+Schema ids are global and allocated under the registry lock (``registry_state`` row 1) as ``max(id) + 1``,
+so they are unique, dense and increase in commit order on every database, without relying on sequences.
+Subjects keep ``last_version`` so that version numbers are never reused, even after a permanent delete.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from sqlalchemy import Boolean, DateTime, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class Base(DeclarativeBase):
+    """Declarative base of every registry table."""
+
+
+class RegistryState(Base):
+    """The single global row: default compatibility and mode, a change counter, and the write lock.
+
+    Every write transaction starts with ``SELECT ... FOR UPDATE`` on this row, which serializes writers
+    across processes on PostgreSQL (SQLite serializes them with ``BEGIN IMMEDIATE``). ``epoch`` grows on
+    every delete so that per-process caches of subject versions know when to forget.
+    """
+
+    __tablename__ = "registry_state"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    compatibility: Mapped[str | None] = mapped_column(String(32))
+    mode: Mapped[str | None] = mapped_column(String(16))
+    epoch: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class SchemaRecord(Base):
+    """One distinct schema (by identity, type and references), shared by every subject that uses it."""
+
+    __tablename__ = "schemas"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    #: sha256 of identity + type + references: the dedupe key (a hash, so the unique index stays small).
+    identity_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    schema_type: Mapped[str] = mapped_column(String(16), default="AVRO")
+    schema_text: Mapped[str] = mapped_column(Text)
+    #: sha256 of the Avro Parsing Canonical Form, kept for clients that look schemas up by fingerprint.
+    fingerprint: Mapped[str] = mapped_column(String(64), index=True)
+    #: JSON list of {"name", "subject", "version"}; also normalized into ``schema_references``.
+    references_json: Mapped[str] = mapped_column(Text, default="[]")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class Subject(Base):
+    """A subject name with its own settings; it exists for the API while it has version rows."""
+
+    __tablename__ = "subjects"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(255), unique=True)
+    compatibility: Mapped[str | None] = mapped_column(String(32))
+    mode: Mapped[str | None] = mapped_column(String(16))
+    #: Highest version ever given out; the next registration gets last_version + 1.
+    last_version: Mapped[int] = mapped_column(Integer, default=0)
+
+    versions: Mapped[list[SubjectVersion]] = relationship(back_populates="subject")
+
+
+class SubjectVersion(Base):
+    """Version ``version`` of a subject points at a schema; soft delete only sets ``deleted``."""
+
+    __tablename__ = "subject_versions"
+    __table_args__ = (
+        UniqueConstraint("subject_id", "version", name="uq_subject_versions_subject_version"),
+        Index("ix_subject_versions_schema_id", "schema_id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    subject_id: Mapped[int] = mapped_column(ForeignKey("subjects.id", ondelete="CASCADE"))
+    version: Mapped[int] = mapped_column(Integer)
+    schema_id: Mapped[int] = mapped_column(ForeignKey("schemas.id"))
+    deleted: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+    subject: Mapped[Subject] = relationship(back_populates="versions")
+    schema: Mapped[SchemaRecord] = relationship()
+
+
+class SchemaReference(Base):
+    """A schema's reference to another subject's version, indexed for ``.../referencedby``."""
+
+    __tablename__ = "schema_references"
+    __table_args__ = (Index("ix_schema_references_target", "subject", "version"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    schema_id: Mapped[int] = mapped_column(ForeignKey("schemas.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(Text)
+    subject: Mapped[str] = mapped_column(String(255))
+    version: Mapped[int] = mapped_column(Integer)

@@ -1,0 +1,343 @@
+"""The registry's reads and writes, each in one transaction, returning plain values.
+
+Reads run without locks. Every write first takes the registry lock (see ``models.RegistryState``), then
+re-reads what it depends on, so that concurrent registrations from any number of processes are applied
+one after another: one id per distinct schema, versions that only grow, nothing lost. Transient database
+failures (SQLite busy, PostgreSQL deadlock or serialization errors) are retried before they surface as
+50001.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from sqlalchemy import select
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError, SQLAlchemyError
+from sqlalchemy.orm import Session
+
+from registry.compatibility import Conflict, ParsedSchema
+from registry.service import errors
+from registry.service import schemas as schema_logic
+from registry.service.requests import LATEST, SchemaRequest
+from registry.storage import queries as q
+from registry.storage.cache import LRUCache
+from registry.storage.db import Database
+from registry.storage.models import SchemaRecord, SchemaReference, Subject, SubjectVersion
+from registry.storage.settings import SettingsMixin
+from registry.storage.views import Registered, StoredSchema, VersionView
+
+T = TypeVar("T")
+WRITE_ATTEMPTS = 8
+
+
+class Registry(SettingsMixin):
+    """All operations of the Schema Registry API over one database."""
+
+    def __init__(self, database: Database, cache_size: int = 10_000) -> None:
+        self.db = database
+        self.schema_cache: LRUCache[StoredSchema] = LRUCache(cache_size)
+        self.parsed_cache: LRUCache[ParsedSchema] = LRUCache(cache_size)
+        self.version_cache: LRUCache[tuple[int, VersionView]] = LRUCache(cache_size)
+
+    # -- plumbing ---------------------------------------------------------------------------------
+    def _write(self, work: Callable[[Session], T]) -> T:
+        """Runs ``work`` in a locked write transaction, retrying transient conflicts."""
+        for attempt in range(WRITE_ATTEMPTS):
+            try:
+                with self.db.write() as session:
+                    q.state(session, lock=True)
+                    return work(session)
+            except errors.RegistryError:
+                raise
+            except (OperationalError, IntegrityError) as exc:
+                if attempt == WRITE_ATTEMPTS - 1:
+                    raise errors.StoreError(f"Error in the backend datastore: {exc.orig}") from exc
+                time.sleep(0.01 * 2**attempt)
+            except SQLAlchemyError as exc:
+                raise errors.StoreError(f"Error in the backend datastore: {exc}") from exc
+        raise AssertionError("unreachable")
+
+    def _read(self, work: Callable[[Session], T]) -> T:
+        try:
+            with self.db.read() as session:
+                return work(session)
+        except (DBAPIError, SQLAlchemyError) as exc:
+            raise errors.StoreError(f"Error in the backend datastore: {exc}") from exc
+
+    def _stored(self, record: SchemaRecord) -> StoredSchema:
+        cached = self.schema_cache.get(record.id)
+        if cached is None:
+            cached = StoredSchema.from_record(record)
+            self.schema_cache.put(record.id, cached)
+        return cached
+
+    def parsed(self, stored: StoredSchema) -> ParsedSchema:
+        """The parsed form of a stored schema, cached by id (parsing dominates compatibility checks)."""
+        found = self.parsed_cache.get(stored.id)
+        if found is None:
+            found = schema_logic.parse(stored.schema, self._named_types(stored.references))
+            self.parsed_cache.put(stored.id, found)
+        return found
+
+    def _named_types(self, references: Sequence[dict]) -> list[ParsedSchema]:
+        """Parsed schemas of the referenced subject versions (references resolved one level deep)."""
+        out = []
+        for ref in references:
+            view = self.get_version(str(ref["subject"]), int(ref["version"]), include_deleted=True)
+            out.append(self.parsed(view.schema))
+        return out
+
+    def parse_request(self, request: SchemaRequest) -> ParsedSchema:
+        """Parses a request's schema, resolving its references; a missing reference is 42201."""
+        try:
+            named = self._named_types([r.__dict__ for r in request.references])
+        except (errors.SubjectNotFound, errors.VersionNotFound) as exc:
+            raise errors.InvalidSchema(f"Invalid schema reference: {exc.message}") from None
+        return schema_logic.parse(request.schema, named)
+
+    # -- schemas by id ----------------------------------------------------------------------------
+    def get_schema(self, schema_id: int) -> StoredSchema:
+        """A schema by global id; served from memory once seen (ids never change meaning)."""
+        cached = self.schema_cache.get(schema_id)
+        if cached is not None:
+            return cached
+
+        def work(session: Session) -> StoredSchema:
+            record = session.get(SchemaRecord, schema_id)
+            if record is None:
+                raise errors.SchemaNotFound(f"Schema {schema_id} not found")
+            return self._stored(record)
+
+        return self._read(work)
+
+    def schema_usages(self, schema_id: int, include_deleted: bool) -> list[tuple[str, int]]:
+        """(subject, version) pairs using a schema, sorted."""
+        self.get_schema(schema_id)
+
+        def work(session: Session) -> list[tuple[str, int]]:
+            stmt = (
+                select(Subject.name, SubjectVersion.version)
+                .join(Subject, Subject.id == SubjectVersion.subject_id)
+                .where(SubjectVersion.schema_id == schema_id)
+                .order_by(Subject.name, SubjectVersion.version)
+            )
+            if not include_deleted:
+                stmt = stmt.where(SubjectVersion.deleted.is_(False))
+            return [(name, version) for name, version in session.execute(stmt)]
+
+        return self._read(work)
+
+    def list_schemas(self, prefix: str, include_deleted: bool, latest_only: bool) -> list[VersionView]:
+        """Every subject version (or each subject's latest) whose subject starts with ``prefix``."""
+
+        def work(session: Session) -> list[VersionView]:
+            stmt = (
+                select(Subject.name, SubjectVersion, SchemaRecord)
+                .join(Subject, Subject.id == SubjectVersion.subject_id)
+                .join(SchemaRecord, SchemaRecord.id == SubjectVersion.schema_id)
+                .where(Subject.name.startswith(prefix, autoescape=True))
+                .order_by(Subject.name, SubjectVersion.version)
+            )
+            if not include_deleted:
+                stmt = stmt.where(SubjectVersion.deleted.is_(False))
+            views = [
+                VersionView(n, v.version, v.deleted, self._stored(r)) for n, v, r in session.execute(stmt)
+            ]
+            if latest_only:
+                latest = {view.subject: view for view in views}
+                views = list(latest.values())
+            return views
+
+        return self._read(work)
+
+    # -- subjects and versions --------------------------------------------------------------------
+    def list_subjects(self, prefix: str, include_deleted: bool, deleted_only: bool) -> list[str]:
+        def work(session: Session) -> list[str]:
+            stmt = (
+                select(Subject.name, SubjectVersion.deleted)
+                .join(SubjectVersion, SubjectVersion.subject_id == Subject.id)
+                .where(Subject.name.startswith(prefix, autoescape=True))
+            )
+            live: set[str] = set()
+            dead: set[str] = set()
+            for name, deleted in session.execute(stmt):
+                (dead if deleted else live).add(name)
+            if deleted_only:
+                return sorted(dead - live)
+            return sorted(live | dead) if include_deleted else sorted(live)
+
+        return self._read(work)
+
+    def list_versions(self, subject: str, include_deleted: bool, deleted_only: bool) -> list[int]:
+        def work(session: Session) -> list[int]:
+            row = q.existing_subject(session, subject)
+            rows = q.versions(session, row, include_deleted or deleted_only)
+            if deleted_only:
+                rows = [r for r in rows if r.deleted]
+            elif not rows:
+                raise errors.SubjectNotFound(f"Subject '{subject}' not found.")
+            return [r.version for r in rows]
+
+        return self._read(work)
+
+    def get_version(self, subject: str, version: int, include_deleted: bool = False) -> VersionView:
+        """A subject version; numbered versions come from memory while no delete happened since."""
+
+        def work(session: Session) -> VersionView:
+            epoch = q.state(session).epoch
+            if version != LATEST:
+                hit = self.version_cache.get((subject, version))
+                if hit is not None and hit[0] == epoch:
+                    view = hit[1]
+                    if view.deleted and not include_deleted:
+                        raise errors.VersionNotFound(f"Version {version} not found for subject '{subject}'.")
+                    return view
+            row = q.existing_subject(session, subject)
+            found = q.resolve_version(session, row, version, include_deleted)
+            view = VersionView(subject, found.version, found.deleted, self._stored(found.schema))
+            self.version_cache.put((subject, found.version), (epoch, view))
+            return view
+
+        return self._read(work)
+
+    def lookup(self, subject: str, request: SchemaRequest, include_deleted: bool) -> VersionView:
+        """The version of ``subject`` holding this schema (``POST /subjects/{s}``)."""
+        parsed = self.parse_request(request)
+        key = schema_logic.identity_hash(parsed, request.schema_type, request.references)
+
+        def work(session: Session) -> VersionView:
+            row = q.existing_subject(session, subject)
+            found = q.version_with_hash(session, row, key)
+            if found is None or (found.deleted and not include_deleted):
+                raise errors.SchemaNotFound(f"Schema not found under subject '{subject}'.")
+            return VersionView(subject, found.version, found.deleted, self._stored(found.schema))
+
+        return self._read(work)
+
+    def referenced_by(self, subject: str, version: int) -> list[int]:
+        def work(session: Session) -> list[int]:
+            row = q.existing_subject(session, subject)
+            found = q.resolve_version(session, row, version, include_deleted=True)
+            return q.referencing_schema_ids(session, subject, [found.version])
+
+        return self._read(work)
+
+    # -- compatibility ----------------------------------------------------------------------------
+    def check(self, subject: str, request: SchemaRequest, version: int | None) -> tuple[str, list[Conflict]]:
+        """Conflicts of a candidate with one version (``version``) or with the subject's history."""
+        parsed = self.parse_request(request)
+
+        def work(session: Session) -> tuple[str, list[tuple[int, StoredSchema]]]:
+            state = q.state(session)
+            row = q.subject(session, subject)
+            level = q.effective_compatibility(state, row)
+            if version is None:
+                rows = q.versions(session, row, include_deleted=False) if row is not None else []
+            else:
+                rows = [q.resolve_version(session, q.existing_subject(session, subject), version, False)]
+            return level, [(r.version, self._stored(r.schema)) for r in rows]
+
+        level, existing = self._read(work)
+        pairs = [(v, self.parsed(stored)) for v, stored in existing]
+        return level, schema_logic.conflicts(parsed, pairs, level)
+
+    # -- registration -----------------------------------------------------------------------------
+    def register(self, subject: str, request: SchemaRequest, normalize: bool = False) -> Registered:
+        """Registers ``request`` under ``subject``: existing live schema -> its id and version."""
+        parsed = self.parse_request(request)
+        key = schema_logic.identity_hash(parsed, request.schema_type, request.references)
+        text = parsed.identity if normalize else request.schema
+        fast = self._read(lambda session: self._already_registered(session, subject, key, request))
+        if fast is not None:
+            return fast
+        return self._write(
+            lambda session: self._register_locked(session, subject, parsed, key, text, request)
+        )
+
+    def _already_registered(
+        self, session: Session, subject: str, key: str, request: SchemaRequest
+    ) -> Registered | None:
+        row = q.subject(session, subject)
+        if row is None:
+            return None
+        mode = q.effective_mode(q.state(session), row)
+        found = q.version_with_hash(session, row, key)
+        if mode == "READONLY" or found is None or found.deleted or request.id is not None:
+            return None
+        return Registered(found.schema_id, found.version, created=False)
+
+    def _register_locked(
+        self,
+        session: Session,
+        subject: str,
+        parsed: ParsedSchema,
+        key: str,
+        text: str,
+        request: SchemaRequest,
+    ) -> Registered:
+        state = q.state(session)
+        row = q.subject(session, subject)
+        mode = q.effective_mode(state, row)
+        if mode == "READONLY":
+            raise errors.OperationNotPermitted(f"Subject '{subject}' is in read-only mode.")
+        if (request.id is not None or request.version is not None) and mode != "IMPORT":
+            raise errors.OperationNotPermitted(
+                f"Subject '{subject}' is not in import mode; 'id' and 'version' may only be given in IMPORT."
+            )
+        if row is not None:
+            found = q.version_with_hash(session, row, key)
+            if found is not None and not found.deleted and request.id in (None, found.schema_id):
+                return Registered(found.schema_id, found.version, created=False)
+        if mode != "IMPORT":
+            level = q.effective_compatibility(state, row)
+            live = q.versions(session, row, include_deleted=False) if row is not None else []
+            pairs = [(v.version, self.parsed(self._stored(v.schema))) for v in live]
+            found_conflicts = schema_logic.conflicts(parsed, pairs, level)
+            if found_conflicts:
+                raise schema_logic.incompatible_error(subject, level, found_conflicts)
+        record = self._schema_record(session, parsed, key, text, request)
+        if row is None:
+            row = Subject(name=subject, last_version=0)
+            session.add(row)
+            session.flush()
+        version = request.version or row.last_version + 1
+        if session.execute(
+            select(SubjectVersion.id).where(
+                SubjectVersion.subject_id == row.id, SubjectVersion.version == version
+            )
+        ).first():
+            raise errors.OperationNotPermitted(f"Version {version} of subject '{subject}' already exists.")
+        row.last_version = max(row.last_version, version)
+        session.add(SubjectVersion(subject_id=row.id, version=version, schema_id=record.id, deleted=False))
+        session.flush()
+        return Registered(record.id, version, created=True)
+
+    def _schema_record(
+        self, session: Session, parsed: ParsedSchema, key: str, text: str, request: SchemaRequest
+    ) -> SchemaRecord:
+        record = q.schema_by_hash(session, key)
+        if record is not None:
+            if request.id is not None and request.id != record.id:
+                raise errors.OperationNotPermitted(
+                    f"This schema already has id {record.id}; it cannot be imported as id {request.id}."
+                )
+            return record
+        schema_id = request.id or q.next_schema_id(session)
+        if request.id is not None and session.get(SchemaRecord, request.id) is not None:
+            raise errors.OperationNotPermitted(f"Id {request.id} is already used by a different schema.")
+        refs = [{"name": r.name, "subject": r.subject, "version": r.version} for r in request.references]
+        record = SchemaRecord(
+            id=schema_id,
+            identity_hash=key,
+            schema_type=request.schema_type,
+            schema_text=text,
+            fingerprint=parsed.fingerprint,
+            references_json=json.dumps(refs),
+        )
+        session.add(record)
+        session.add_all(SchemaReference(schema_id=schema_id, **ref) for ref in refs)
+        session.flush()
+        return record
