@@ -53,17 +53,25 @@ def _local_path(uri: str) -> Path | None:
 def build_spark_session(settings: SparkSettings) -> SparkSession:
     """A Hive-enabled SparkSession for the given settings (re-uses an active one with the same JVM)."""
     builder = SparkSession.builder.appName(settings.app_name)
-    if settings.master:
-        builder = builder.master(settings.master)
-    elif "SPARK_MASTER" not in os.environ and not os.environ.get("PYSPARK_SUBMIT_ARGS"):
-        builder = builder.master("local[2]")
+    master = settings.master
+    if not master and "SPARK_MASTER" not in os.environ and not os.environ.get("PYSPARK_SUBMIT_ARGS"):
+        master = "local[2]"
+    if master:
+        builder = builder.master(master)
 
     conf: dict[str, str] = {
         "spark.sql.warehouse.dir": settings.warehouse_dir,
+        # Tables evolve with their schemas (int -> long, a field added inside a struct): the metastore
+        # must accept the new column types. An external metastore needs the same setting on its side.
+        "spark.hadoop.hive.metastore.disallow.incompatible.col.type.changes": "false",
         "spark.sql.session.timeZone": "UTC",
         "spark.sql.sources.partitionOverwriteMode": "dynamic",
         "spark.sql.hive.convertMetastoreParquet": "true",
     }
+    if master and master.startswith("local"):
+        # A local driver talks only to itself: keep it on loopback whatever the host name resolves to.
+        conf["spark.driver.host"] = "127.0.0.1"
+        conf["spark.driver.bindAddress"] = "127.0.0.1"
     jars = connector_jars(settings.jars_dir)
     if jars:
         conf["spark.jars"] = ",".join(jars)
