@@ -4,4 +4,6 @@ pytest_plugins = [
     "tests.fixtures.kafka",
     "tests.fixtures.spark",
     "tests.fixtures.hive_metastore",
+    "tests.fixtures.registry_server",
+    "tests.fixtures.postgres",
 ]
