@@ -115,3 +115,23 @@ def effective_mode(state_row: RegistryState, subject_row: Subject | None) -> str
     if subject_row is not None and subject_row.mode:
         return subject_row.mode
     return state_row.mode or DEFAULT_MODE
+
+
+def versions_to_check(
+    session: Session, subject_row: Subject | None, level: str
+) -> list[tuple[int, SchemaRecord]]:
+    """(version, schema) pairs a new schema is checked against, oldest first, in one query.
+
+    Non-transitive levels only ever look at the latest live version, so only that row is read; this keeps
+    registration O(1) in the subject's history instead of loading every version.
+    """
+    if subject_row is None or level == "NONE":
+        return []
+    stmt = (
+        select(SubjectVersion.version, SchemaRecord)
+        .join(SchemaRecord, SchemaRecord.id == SubjectVersion.schema_id)
+        .where(SubjectVersion.subject_id == subject_row.id, SubjectVersion.deleted.is_(False))
+    )
+    if level.endswith("_TRANSITIVE"):
+        return [(v, r) for v, r in session.execute(stmt.order_by(SubjectVersion.version))]
+    return [(v, r) for v, r in session.execute(stmt.order_by(SubjectVersion.version.desc()).limit(1))]

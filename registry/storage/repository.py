@@ -31,6 +31,7 @@ from registry.storage.views import Registered, StoredSchema, VersionView
 
 T = TypeVar("T")
 WRITE_ATTEMPTS = 8
+PARSE_CACHE_MAX_CHARS = 64 * 1024
 
 
 class Registry(SettingsMixin):
@@ -41,6 +42,8 @@ class Registry(SettingsMixin):
         self.schema_cache: LRUCache[StoredSchema] = LRUCache(cache_size)
         self.parsed_cache: LRUCache[ParsedSchema] = LRUCache(cache_size)
         self.version_cache: LRUCache[tuple[int, VersionView]] = LRUCache(cache_size)
+        self.request_cache: LRUCache[ParsedSchema] = LRUCache(min(cache_size, 2_000))
+        self.registered_cache: LRUCache[tuple[int, Registered]] = LRUCache(cache_size)
 
     # -- plumbing ---------------------------------------------------------------------------------
     def _write(self, work: Callable[[Session], T]) -> T:
@@ -91,7 +94,22 @@ class Registry(SettingsMixin):
         return out
 
     def parse_request(self, request: SchemaRequest) -> ParsedSchema:
-        """Parses a request's schema, resolving its references; a missing reference is 42201."""
+        """Parses a request's schema, resolving its references; a missing reference is 42201.
+
+        Clients re-send the same schema text constantly (serializers on every start), so parses of
+        texts up to :data:`PARSE_CACHE_MAX_CHARS` are remembered by text and references.
+        """
+        cacheable = len(request.schema) <= PARSE_CACHE_MAX_CHARS and not request.references
+        if cacheable:
+            hit = self.request_cache.get(request.schema)
+            if hit is not None:
+                return hit
+        parsed = self._parse_request(request)
+        if cacheable:
+            self.request_cache.put(request.schema, parsed)
+        return parsed
+
+    def _parse_request(self, request: SchemaRequest) -> ParsedSchema:
         try:
             named = self._named_types([r.__dict__ for r in request.references])
         except (errors.SubjectNotFound, errors.VersionNotFound) as exc:
@@ -235,10 +253,10 @@ class Registry(SettingsMixin):
             row = q.subject(session, subject)
             level = q.effective_compatibility(state, row)
             if version is None:
-                rows = q.versions(session, row, include_deleted=False) if row is not None else []
-            else:
-                rows = [q.resolve_version(session, q.existing_subject(session, subject), version, False)]
-            return level, [(r.version, self._stored(r.schema)) for r in rows]
+                pairs = q.versions_to_check(session, row, level)
+                return level, [(v, self._stored(record)) for v, record in pairs]
+            found = q.resolve_version(session, q.existing_subject(session, subject), version, False)
+            return level, [(found.version, self._stored(found.schema))]
 
         level, existing = self._read(work)
         pairs = [(v, self.parsed(stored)) for v, stored in existing]
@@ -250,24 +268,29 @@ class Registry(SettingsMixin):
         parsed = self.parse_request(request)
         key = schema_logic.identity_hash(parsed, request.schema_type, request.references)
         text = parsed.identity if normalize else request.schema
-        fast = self._read(lambda session: self._already_registered(session, subject, key, request))
-        if fast is not None:
-            return fast
+        if request.id is None:
+            fast = self._read(lambda session: self._already_registered(session, subject, key))
+            if fast is not None:
+                return fast
         return self._write(
             lambda session: self._register_locked(session, subject, parsed, key, text, request)
         )
 
-    def _already_registered(
-        self, session: Session, subject: str, key: str, request: SchemaRequest
-    ) -> Registered | None:
+    def _already_registered(self, session: Session, subject: str, key: str) -> Registered | None:
+        """The existing live registration, from memory while no delete or mode change happened since."""
+        state = q.state(session)
+        hit = self.registered_cache.get((subject, key))
+        if hit is not None and hit[0] == state.epoch:
+            return hit[1]
         row = q.subject(session, subject)
-        if row is None:
+        if row is None or q.effective_mode(state, row) == "READONLY":
             return None
-        mode = q.effective_mode(q.state(session), row)
         found = q.version_with_hash(session, row, key)
-        if mode == "READONLY" or found is None or found.deleted or request.id is not None:
+        if found is None or found.deleted:
             return None
-        return Registered(found.schema_id, found.version, created=False)
+        done = Registered(found.schema_id, found.version, created=False)
+        self.registered_cache.put((subject, key), (state.epoch, done))
+        return done
 
     def _register_locked(
         self,
@@ -293,8 +316,7 @@ class Registry(SettingsMixin):
                 return Registered(found.schema_id, found.version, created=False)
         if mode != "IMPORT":
             level = q.effective_compatibility(state, row)
-            live = q.versions(session, row, include_deleted=False) if row is not None else []
-            pairs = [(v.version, self.parsed(self._stored(v.schema))) for v in live]
+            pairs = [(v, self.parsed(self._stored(r))) for v, r in q.versions_to_check(session, row, level)]
             found_conflicts = schema_logic.conflicts(parsed, pairs, level)
             if found_conflicts:
                 raise schema_logic.incompatible_error(subject, level, found_conflicts)

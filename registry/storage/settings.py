@@ -94,6 +94,7 @@ class SettingsMixin:
     def set_mode(self, subject: str | None, mode: str) -> str:
         def work(session: Session) -> str:
             self._settings_row(session, subject).mode = mode
+            self._bump_epoch(session)  # cached registrations must see READONLY at once
             return mode
 
         return self._write(work)
@@ -104,6 +105,7 @@ class SettingsMixin:
             if row is None or not row.mode:
                 raise errors.SubjectModeNotFound(f"Subject '{subject}' does not have subject-level mode.")
             previous, row.mode = row.mode, None
+            self._bump_epoch(session)
             return previous
 
         return self._write(work)
@@ -125,7 +127,7 @@ class SettingsMixin:
             raise errors.OperationNotPermitted(f"Subject '{row.name}' is in read-only mode.")
 
     def _bump_epoch(self, session: Session) -> None:
-        """Tells every process's version cache that a delete happened."""
+        """Tells every process's caches that a delete or a mode change happened."""
         q.state(session).epoch += 1
 
     def delete_version(self, subject: str, version: int, permanent: bool) -> int:

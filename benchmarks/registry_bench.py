@@ -1,0 +1,229 @@
+"""Benchmark of the registry service over loopback: `python benchmarks/registry_bench.py`.
+
+Starts ``registry serve`` (gunicorn, the production server) on a fresh database with the bare ``{}``
+endpoint enabled, drives it with ``wrk`` (installed from Debian when missing and running as root), and
+prints requests/s and p50/p99 latency for each endpoint next to the bare endpoint on the same server and
+worker count: the ceiling of Flask + gunicorn on this machine, so the ratio shows what the registry's own
+work costs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+CT = "application/vnd.schemaregistry.v1+json"
+SCHEMA = json.dumps(
+    {
+        "type": "record",
+        "name": "PageView",
+        "namespace": "com.example",
+        "fields": [{"name": "id", "type": "long"}, {"name": "url", "type": "string"}],
+    }
+)
+COMPATIBLE = json.dumps(
+    {
+        "type": "record",
+        "name": "PageView",
+        "namespace": "com.example",
+        "fields": [
+            {"name": "id", "type": "long"},
+            {"name": "url", "type": "string"},
+            {"name": "referrer", "type": ["null", "string"], "default": None},
+        ],
+    }
+)
+
+POST_LUA = """
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "%s"
+wrk.body = [==[%s]==]
+"""
+# Every request a schema never seen before: a per-thread field name and counter (BACKWARD-compatible).
+NEW_SCHEMA_LUA = """
+local threads = 0
+function setup(thread) threads = threads + 1; thread:set("tid", threads) end
+local n = 0
+function request()
+  n = n + 1
+  local field = string.format("f_%%d_%%d", tid, n)
+  local schema = '{\\\\"type\\\\":\\\\"record\\\\",\\\\"name\\\\":\\\\"Bench\\\\",\\\\"fields\\\\":[' ..
+    '{\\\\"name\\\\":\\\\"' .. field .. '\\\\",\\\\"type\\\\":\\\\"int\\\\",\\\\"default\\\\":0}]}'
+  return wrk.format("POST", nil, {["Content-Type"] = "%s"}, '{"schema": "' .. schema .. '"}')
+end
+"""
+
+
+@dataclass
+class Result:
+    name: str
+    rps: float
+    p50_ms: float
+    p99_ms: float
+    errors: int
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def ensure_wrk() -> str:
+    """Path of wrk, installing Debian's package when it is missing and we may."""
+    found = shutil.which("wrk")
+    if found:
+        return found
+    if os.geteuid() == 0 and shutil.which("apt-get"):
+        print("wrk not found: installing the Debian package wrk", file=sys.stderr)
+        subprocess.run(["apt-get", "install", "-y", "wrk"], check=False, stdout=subprocess.DEVNULL)
+        found = shutil.which("wrk")
+    if not found:
+        sys.exit("wrk is required: install the Debian package 'wrk' (apt-get install -y wrk)")
+    return found
+
+
+def request(url: str, body: dict | None = None, method: str | None = None) -> dict:
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": CT})
+    with urllib.request.urlopen(req, timeout=10) as resp:
+        return json.loads(resp.read())
+
+
+def start_server(args: argparse.Namespace, workdir: Path) -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    database_url = args.database_url or f"sqlite:///{workdir / 'bench.db'}"
+    command = [
+        sys.executable,
+        "-m",
+        "registry.cli",
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--database-url",
+        database_url,
+        "--workers",
+        str(args.workers),
+        "--threads",
+        str(args.threads),
+        "--enable-bench-endpoint",
+    ]
+    path = [str(REPO_ROOT), os.environ.get("PYTHONPATH", "")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in path if p)}
+    log = (workdir / "server.log").open("wb")
+    proc = subprocess.Popen(command, cwd=workdir, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(300):
+        try:
+            request(url + "/")
+            return proc, url
+        except OSError:
+            if proc.poll() is not None:
+                sys.exit((workdir / "server.log").read_text())
+            time.sleep(0.1)
+    proc.terminate()
+    sys.exit("the registry did not start")
+
+
+def to_ms(value: str) -> float:
+    number, unit = re.fullmatch(r"([\d.]+)(us|ms|s)", value).groups()  # type: ignore[union-attr]
+    return float(number) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+
+
+def run_wrk(
+    wrk: str, name: str, url: str, args: argparse.Namespace, script: str | None, workdir: Path
+) -> Result:
+    command = [
+        wrk,
+        "-t",
+        str(args.wrk_threads),
+        "-c",
+        str(args.connections),
+        "-d",
+        f"{args.duration}s",
+        "--latency",
+    ]
+    if script is not None:
+        path = workdir / f"{re.sub(r'[^a-z]+', '_', name.lower())}.lua"
+        path.write_text(script)
+        command += ["-s", str(path)]
+    out = subprocess.run([*command, url], capture_output=True, text=True, check=True).stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
+    p50 = to_ms(re.search(r"\s50%\s+(\S+)", out).group(1))  # type: ignore[union-attr]
+    p99 = to_ms(re.search(r"\s99%\s+(\S+)", out).group(1))  # type: ignore[union-attr]
+    errors = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
+    socket_errors = re.search(r"Socket errors:.*", out)
+    if socket_errors:
+        print(f"{name}: {socket_errors.group(0)}", file=sys.stderr)
+    return Result(name, rps, p50, p99, int(errors.group(1)) if errors else 0)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
+    parser.add_argument("--threads", type=int, default=4, help="threads per worker")
+    parser.add_argument("--duration", type=int, default=10, help="seconds per scenario")
+    parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("--wrk-threads", type=int, default=2)
+    parser.add_argument("--database-url", default=None, help="default: a fresh SQLite file")
+    args = parser.parse_args()
+
+    wrk = ensure_wrk()
+    workdir = Path(tempfile.mkdtemp(prefix="registry-bench-"))
+    proc, url = start_server(args, workdir)
+    try:
+        schema_id = request(f"{url}/subjects/bench-value/versions", {"schema": SCHEMA})["id"]
+        request(f"{url}/config/bench-new-value", {"compatibility": "BACKWARD"}, method="PUT")
+        scenarios = [
+            ("bare Flask endpoint {} (ceiling)", f"{url}/_bench/empty", None),
+            ("GET /schemas/ids/{id}", f"{url}/schemas/ids/{schema_id}", None),
+            (
+                "POST /subjects/{s}/versions (already registered)",
+                f"{url}/subjects/bench-value/versions",
+                POST_LUA % (CT, json.dumps({"schema": SCHEMA})),
+            ),
+            (
+                "POST /subjects/{s}/versions (new schema)",
+                f"{url}/subjects/bench-new-value/versions",
+                NEW_SCHEMA_LUA % CT,
+            ),
+            (
+                "POST /compatibility/subjects/{s}/versions/latest",
+                f"{url}/compatibility/subjects/bench-value/versions/latest",
+                POST_LUA % (CT, json.dumps({"schema": COMPATIBLE})),
+            ),
+        ]
+        results = [run_wrk(wrk, name, target, args, script, workdir) for name, target, script in scenarios]
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+    ceiling = results[0].rps
+    print(
+        f"\nregistry serve --workers {args.workers} --threads {args.threads}; wrk -t{args.wrk_threads} "
+        f"-c{args.connections} -d{args.duration}s; {os.cpu_count()} CPUs, loopback\n"
+    )
+    print("| endpoint | requests/s | p50 ms | p99 ms | vs ceiling | non-2xx |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for r in results:
+        ratio = f"{r.rps / ceiling:.0%}"
+        print(f"| {r.name} | {r.rps:,.0f} | {r.p50_ms:.2f} | {r.p99_ms:.2f} | {ratio} | {r.errors} |")
+    shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
