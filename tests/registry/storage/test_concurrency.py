@@ -1,8 +1,9 @@
-"""Several ``registry serve`` processes on one PostgreSQL, many clients registering at once, real HTTP.
+"""Several ``registry serve`` processes on one database, many clients registering at once, real HTTP.
 
-Invariants: no 5xx; one id per distinct schema, whichever process and subject registered it; within each
-subject, versions are 1..n without gaps or duplicates; every accepted registration is visible afterwards
-from every process; ids increase in the order registrations happened.
+Run on PostgreSQL and on a shared SQLite file. Invariants: no 5xx; one id per distinct schema, whichever
+process and subject registered it; within each subject, versions are 1..n without gaps or duplicates;
+every accepted registration is visible afterwards from every process; ids increase in the order
+registrations happened.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import random
 from collections import defaultdict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 import requests
@@ -27,10 +29,17 @@ SCHEMAS = [
 ]
 
 
-def test_processes_on_one_postgres_stay_consistent(
-    registry_factory: Callable[..., RegistryProcess], postgres_cluster: PostgresCluster
+@pytest.mark.parametrize("backend", ["postgresql", "sqlite"])
+def test_processes_on_one_database_stay_consistent(
+    registry_factory: Callable[..., RegistryProcess],
+    postgres_cluster: PostgresCluster,
+    tmp_path: Path,
+    backend: str,
 ) -> None:
-    database_url = postgres_cluster.create_database("concurrency")
+    if backend == "postgresql":
+        database_url = postgres_cluster.create_database("concurrency")
+    else:
+        database_url = f"sqlite:///{tmp_path / 'shared.db'}"
     servers = [registry_factory(database_url, workers=2, threads=4) for _ in range(3)]
     for server in servers:
         requests.put(f"{server.url}/config", json={"compatibility": "NONE"}, timeout=10).raise_for_status()
