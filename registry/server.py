@@ -43,6 +43,9 @@ def gunicorn_options(
         "threads": threads,
         "worker_class": "gthread" if threads > 1 else "sync",
         "keepalive": 5,
+        # gunicorn answers over-long request lines itself (not with our JSON body): allow its maximum,
+        # which fits any subject within max_subject_length even when fully percent-encoded.
+        "limit_request_line": 8190,
         "timeout": 60,
         "graceful_timeout": 10,
         "accesslog": None,
