@@ -8,6 +8,7 @@ from typing import Any
 from flask import Response, current_app, request
 
 from registry.config import RegistryConfig
+from registry.service import errors
 from registry.service import requests as parse
 from registry.service.requests import SchemaRequest
 from registry.storage.repository import Registry
@@ -40,8 +41,10 @@ def flag(name: str, default: bool = False, *aliases: str) -> bool:
 
 def paginate(items: list[Any]) -> list[Any]:
     """Applies ``offset`` and ``limit`` (negative limit: no limit), as Confluent does."""
-    offset = max(0, parse.parse_int(request.args.get("offset"), 0, "offset"))
+    offset = parse.parse_int(request.args.get("offset"), 0, "offset")
     limit = parse.parse_int(request.args.get("limit"), -1, "limit")
+    if offset < 0 or limit < -1:
+        raise errors.BadRequest("offset must be >= 0 and limit >= -1 (-1: no limit).")
     return items[offset:] if limit < 0 else items[offset : offset + limit]
 
 

@@ -95,8 +95,8 @@ def components(cfg: RegistryConfig) -> Obj:
     )
     schema_fields: Obj = {
         "schema": {"type": "string"},
-        "schemaType": {"type": "string", "enum": ["AVRO"]},
-        "references": {"type": "array", "items": ref("Reference")},
+        "schemaType": {"type": "string", "enum": ["AVRO", None], "nullable": True},
+        "references": {"type": "array", "items": ref("Reference"), "nullable": True},
     }
     return {
         "Error": obj(["error_code", "message"], error_code={"type": "integer"}, message={"type": "string"}),

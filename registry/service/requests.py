@@ -36,13 +36,13 @@ _BRACKETS = re.compile(r"[\[\]{}]")
 
 
 def parse_bool(raw: str | None, default: bool = False, name: str = "flag") -> bool:
-    """Clients send true/True/TRUE/1 and false/False/0; anything else is a client error."""
+    """Clients send true/True/TRUE and false/False; anything else is a client error."""
     if raw is None or raw == "":
         return default
     lowered = raw.strip().lower()
-    if lowered in ("true", "1"):
+    if lowered == "true":
         return True
-    if lowered in ("false", "0"):
+    if lowered == "false":
         return False
     raise errors.BadRequest(f"Query parameter {name}={raw!r} is not a boolean; use true or false.")
 
@@ -168,7 +168,8 @@ def _optional_positive(body: dict[str, Any], key: str) -> int | None:
 
 def parse_schema_request(body: dict[str, Any], max_schema_chars: int, max_depth: int) -> SchemaRequest:
     """Checks the shape of ``{"schema", "schemaType", "references", "id", "version"}``."""
-    schema_type = body.get("schemaType") or "AVRO"
+    schema_type = body.get("schemaType")
+    schema_type = "AVRO" if schema_type is None else schema_type
     if not isinstance(schema_type, str):
         raise errors.InvalidSchema("'schemaType' must be a string.")
     if schema_type.upper() not in SUPPORTED_SCHEMA_TYPES:
@@ -182,7 +183,8 @@ def parse_schema_request(body: dict[str, Any], max_schema_chars: int, max_depth:
         raise errors.SchemaTooLarge(f"Schema has {len(schema)} characters; the limit is {max_schema_chars}.")
     if json_depth(schema) > max_depth:
         raise errors.InvalidSchema(f"Schema is nested deeper than {max_depth} levels.")
-    refs_raw = body.get("references") or []
+    refs_raw = body.get("references")
+    refs_raw = [] if refs_raw is None else refs_raw
     if not isinstance(refs_raw, list):
         raise errors.InvalidSchema("'references' must be a list.")
     references = []

@@ -82,9 +82,23 @@ def test_negative_and_huge_versions_are_42202(client: FlaskClient, version: str)
     assert_error(client.delete(f"/subjects/v-value/versions/{version}"), 422, 42202)
 
 
-@pytest.mark.parametrize("flag", ["maybe", "yes please", "2"])
+@pytest.mark.parametrize("flag", ["maybe", "yes please", "2", "1", "null"])
 def test_unparseable_boolean_flags_are_400(client: FlaskClient, flag: str) -> None:
     assert_error(client.get(f"/subjects?deleted={flag}"), 400, 400)
+
+
+@pytest.mark.parametrize("query", ["offset=-1", "limit=-2", "offset=x", "limit=99999999999"])
+def test_bad_pagination_is_400(client: FlaskClient, query: str) -> None:
+    assert_error(client.get(f"/subjects?{query}"), 400, 400)
+
+
+def test_wrongly_typed_body_fields_are_refused(client: FlaskClient) -> None:
+    for extra in ({"schemaType": {}}, {"schemaType": 1}, {"references": ""}, {"references": [{"name": 1}]}):
+        assert_error(client.post("/subjects/s/versions", json=body(V1, **extra)), 422, 42201)
+    assert (
+        client.post("/subjects/s/versions", json=body(V1, schemaType=None, references=None)).status_code
+        == 200
+    )
 
 
 def test_out_of_range_ids_in_import_bodies_are_400(client: FlaskClient) -> None:

@@ -19,7 +19,16 @@ import requests
 from tests.fixtures.registry_server import RegistryProcess
 from tests.registry.api.helpers import record
 
-CHECKS = "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance"
+CHECKS = ",".join(
+    [
+        "not_a_server_error",
+        "status_code_conformance",
+        "content_type_conformance",
+        "response_schema_conformance",
+        "negative_data_rejection",  # requests the document calls invalid must get a 4xx
+        "unsupported_method",  # methods the document does not list must get 405
+    ]
+)
 
 
 @pytest.mark.integration
