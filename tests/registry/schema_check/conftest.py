@@ -24,6 +24,7 @@ class GitRepo:
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        root.mkdir(parents=True, exist_ok=True)
         self.git("init", "--quiet", "--initial-branch=main")
 
     def git(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
