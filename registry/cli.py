@@ -107,6 +107,11 @@ def current(database_url: str | None) -> None:
 main.add_command(serve)
 main.add_command(db)
 
+from registry.schema_check.cli import check, push  # noqa: E402  (light: imports only click)
+
+main.add_command(check)
+main.add_command(push)
+
 
 if __name__ == "__main__":
     main()

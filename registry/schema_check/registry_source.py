@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import requests
 
@@ -65,21 +65,28 @@ class RegistryClient:
         self.session = session or requests.Session()
         self.session.headers.setdefault("Accept", f"{CONTENT_TYPE}, application/json")
 
+    @property
+    def public_url(self) -> str:
+        """The URL without user-info, so credentials never reach a message or a CI log."""
+        parts = urlsplit(self.url)
+        host = parts.netloc.rsplit("@", 1)[-1]
+        return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+
     def _request(self, method: str, path: str, **kwargs: Any) -> Any:
         try:
             response = self.session.request(method, self.url + path, timeout=self.timeout, **kwargs)
         except requests.RequestException as exc:
-            raise RegistryUnavailable(f"cannot reach the registry at {self.url}: {exc}") from exc
+            raise RegistryUnavailable(f"cannot reach the registry at {self.public_url}: {exc}") from exc
         if response.status_code >= 500:
             raise RegistryUnavailable(
-                f"the registry at {self.url} failed ({method} {path}: HTTP {response.status_code}) "
+                f"the registry at {self.public_url} failed ({method} {path}: HTTP {response.status_code}) "
                 f"{response.text[:300].strip()}"
             )
         try:
             body = response.json()
         except ValueError as exc:
             raise RegistryUnavailable(
-                f"{method} {self.url}{path} did not answer JSON (HTTP {response.status_code}); "
+                f"{method} {self.public_url}{path} did not answer JSON (HTTP {response.status_code}); "
                 "is this a schema registry URL?"
             ) from exc
         if response.status_code >= 400:
@@ -105,7 +112,9 @@ class RegistryClient:
         if isinstance(body, dict):  # Confluent answers "compatibilityLevel"; some registries "compatibility"
             level = body.get("compatibilityLevel") or body.get("compatibility")
         if not isinstance(level, str):
-            raise RegistryUnavailable(f"the registry at {self.url} answered a config without a level: {body}")
+            raise RegistryUnavailable(
+                f"the registry at {self.public_url} answered a config without a level: {body}"
+            )
         return level.upper()
 
     def version_numbers(self, subject: str) -> list[int]:

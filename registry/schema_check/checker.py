@@ -1,0 +1,235 @@
+"""The check of one schema file against its baseline, as a value: no I/O, no printing.
+
+Given the file's text and what it must stay compatible with (a ``Baseline``: previous versions, oldest
+first, and the compatibility level), ``check_file`` validates the schema with the registry's own checker,
+applies the optional policies, runs the compatibility rules and turns every JSON pointer into a line and
+column of the file. Where the baseline came from (the registry over HTTP, or git) is the caller's business
+(``baselines``), so the same rules give the same answer in the hook, in CI and in the registry itself.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from registry.compatibility import (
+    CompatibilityLevel,
+    Conflict,
+    InvalidSchemaError,
+    ParsedSchema,
+    check_compatibility,
+    parse_schema,
+)
+from registry.schema_check import policies
+from registry.schema_check.layout import SchemaFile
+from registry.schema_check.source_positions import Position, SourceIndex
+
+__all__ = [
+    "INVALID_SCHEMA",
+    "Baseline",
+    "FileResult",
+    "Finding",
+    "Policies",
+    "PreviousVersion",
+    "Status",
+    "check_file",
+    "failed_file",
+]
+
+INVALID_SCHEMA = "invalid-schema"
+NEW_READS_OLD = "new_reads_old"
+
+
+class Status(str, Enum):
+    """How a file fared; anything but ``PASSED`` fails the commit (exit status 1)."""
+
+    PASSED = "passed"
+    INVALID = "invalid"
+    INCOMPATIBLE = "incompatible"
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    """One thing to fix: where, which rule, what is wrong, and how to fix it. Sorts by position."""
+
+    position: Position
+    rule: str
+    message: str
+    hint: str = ""
+
+
+@dataclass(frozen=True)
+class FileResult:
+    """The outcome for one file; ``notes`` say what was checked against (or why nothing was)."""
+
+    file: SchemaFile
+    status: Status
+    findings: tuple[Finding, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def failed(self) -> bool:
+        return self.status is not Status.PASSED
+
+
+@dataclass(frozen=True)
+class Policies:
+    """The optional house rules (see ``policies``); both off by default, as in Confluent's registry."""
+
+    require_docs: bool = False
+    require_defaults: bool = False
+
+
+@dataclass(frozen=True)
+class PreviousVersion:
+    """A version the new file must stay compatible with; ``label`` names it in messages."""
+
+    number: int
+    text: str
+    label: str
+    schema_type: str = "AVRO"
+    has_references: bool = False
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """Previous versions (oldest first) and the level that governs the subject."""
+
+    level: CompatibilityLevel
+    versions: tuple[PreviousVersion, ...]
+    source: str  # "the registry" or "git HEAD": says in notes where the versions came from
+
+
+def failed_file(file: SchemaFile, rule: str, message: str, hint: str = "") -> FileResult:
+    """A file that failed before any schema rule could run (layout, unreadable baseline ...)."""
+    return FileResult(file, Status.INVALID, (Finding(Position(1, 1), rule, message, hint),))
+
+
+def _invalid(file: SchemaFile, error: InvalidSchemaError, index: SourceIndex) -> FileResult:
+    findings = []
+    for problem in error.problems or []:
+        if problem.line is not None:
+            position = Position(problem.line, problem.column or 1)
+        else:
+            position = index.value(problem.pointer)
+        findings.append(Finding(position, INVALID_SCHEMA, problem.message))
+    if not findings:
+        findings.append(Finding(Position(1, 1), INVALID_SCHEMA, str(error)))
+    return FileResult(file, Status.INVALID, tuple(sorted(findings)))
+
+
+def _parse_previous(
+    versions: Sequence[PreviousVersion],
+) -> tuple[list[tuple[PreviousVersion, ParsedSchema]], list[str]]:
+    """The previous versions this check can use, and notes about the ones it cannot."""
+    usable: list[tuple[PreviousVersion, ParsedSchema]] = []
+    notes: list[str] = []
+    for previous in versions:
+        if previous.schema_type.upper() != "AVRO":
+            notes.append(f"{previous.label} is a {previous.schema_type} schema; not compared")
+            continue
+        if previous.has_references:
+            notes.append(f"{previous.label} uses schema references, which a schema file cannot; not compared")
+            continue
+        try:
+            usable.append((previous, parse_schema(previous.text)))
+        except InvalidSchemaError as exc:
+            notes.append(f"{previous.label} is not a valid schema ({exc}); not compared")
+    return usable, notes
+
+
+def _context(direction: str, labels: Sequence[str]) -> str:
+    joined = ", ".join(labels)
+    if direction == NEW_READS_OLD:
+        return f"the new schema cannot read data written with {joined}"
+    return f"consumers still on {joined} cannot read data written with the new schema"
+
+
+def _conflict_findings(
+    conflicts: Sequence[Conflict], labels: dict[int, str], index: SourceIndex
+) -> list[tuple[str, Finding]]:
+    """One finding per distinct problem, listing every version it breaks (transitive levels repeat them)."""
+    grouped: dict[tuple[str, str, str, str, str], list[str]] = {}
+    for conflict in conflicts:
+        incompatibility = conflict.incompatibility
+        key = (
+            conflict.new_pointer,
+            incompatibility.kind.value,
+            conflict.direction,
+            incompatibility.message,
+            incompatibility.hint or "",
+        )
+        label = labels.get(conflict.version, f"version {conflict.version}")
+        grouped.setdefault(key, [])
+        if label not in grouped[key]:
+            grouped[key].append(label)
+    findings = []
+    for (pointer, kind, direction, message, hint), versions in grouped.items():
+        text = f"{message} ({_context(direction, versions)})"
+        findings.append((pointer, Finding(index.value(pointer), kind, text, hint)))
+    return findings
+
+
+def _policy_findings(violations: Sequence[policies.PolicyViolation], index: SourceIndex) -> list[Finding]:
+    return [Finding(index.value(v.pointer), v.rule, v.message, v.hint) for v in violations]
+
+
+def _compared_note(level: CompatibilityLevel, compared: Sequence[PreviousVersion], source: str) -> str:
+    labels = ", ".join(previous.label for previous in compared)
+    return f"compatible under {level.value} with {labels} ({source})"
+
+
+def check_file(
+    file: SchemaFile, text: str, baseline: Baseline | None, rules: Policies | None = None
+) -> FileResult:
+    """Validates ``text`` and checks it against ``baseline`` (``None``: nothing to be compatible with).
+
+    Invalid schemas stop here: a compatibility verdict about a schema that does not parse would only add
+    noise to the message the author must act on first.
+    """
+    rules = rules or Policies()
+    index = SourceIndex(text)
+    try:
+        new = parse_schema(text)
+    except InvalidSchemaError as exc:
+        return _invalid(file, exc, index)
+    written: Any = json.loads(text)  # policies point into the JSON as written, not a normalised form
+
+    policy_findings: list[Finding] = []
+    if rules.require_docs:
+        policy_findings += _policy_findings(policies.missing_docs(written), index)
+
+    usable, notes = _parse_previous(baseline.versions if baseline else ())
+    conflicts: list[Conflict] = []
+    if baseline is None or not baseline.versions:
+        where = baseline.source if baseline else "no baseline"
+        notes.append(f"new subject {file.subject}: nothing to be compatible with ({where}); validated only")
+    elif usable and baseline.level is not CompatibilityLevel.NONE:
+        existing = [(previous.number, parsed) for previous, parsed in usable]
+        conflicts = list(check_compatibility(new, existing, baseline.level))
+        if not conflicts:
+            notes.append(_compared_note(baseline.level, [p for p, _ in usable], baseline.source))
+    elif usable:
+        notes.append(f"compatibility level NONE for {file.subject}: not compared")
+
+    labels = {previous.number: previous.label for previous, _ in usable}
+    conflict_findings = _conflict_findings(conflicts, labels, index)
+    if rules.require_defaults and usable:
+        latest_written = json.loads(usable[-1][0].text)
+        # BACKWARD already reports most of these; one message per spot is enough.
+        flagged = {finding.position for _, finding in conflict_findings}
+        violations = policies.added_without_default(written, latest_written)
+        found = _policy_findings(violations, index)
+        policy_findings += [finding for finding in found if finding.position not in flagged]
+
+    if conflict_findings:
+        status = Status.INCOMPATIBLE
+    elif policy_findings:
+        status = Status.INVALID
+    else:
+        status = Status.PASSED
+    findings = sorted([finding for _, finding in conflict_findings] + policy_findings)
+    return FileResult(file, status, tuple(findings), tuple(notes))

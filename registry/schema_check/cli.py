@@ -1,0 +1,183 @@
+"""``registry check`` and ``registry push``: thin click commands over the schema_check library.
+
+Exit status is part of the interface, because git hooks and CI act on it: 0 all passed, 1 some file is
+invalid or incompatible (or refused by ``push``), 2 the check could not be made (bad usage, unreadable
+file, registry unreachable, unknown git revision). Only click is imported at module level so that
+``registry --help`` stays fast; the work happens in imports inside the commands.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
+
+import click
+
+if TYPE_CHECKING:
+    from registry.schema_check.layout import SchemaFile
+    from registry.schema_check.registry_source import RegistryClient
+
+__all__ = ["check", "push"]
+
+USAGE_ERROR = 2
+LEVELS = (
+    "NONE",
+    "BACKWARD",
+    "BACKWARD_TRANSITIVE",
+    "FORWARD",
+    "FORWARD_TRANSITIVE",
+    "FULL",
+    "FULL_TRANSITIVE",
+)
+
+PATHS = click.argument("paths", nargs=-1, type=click.Path(path_type=Path, dir_okay=False))
+SCHEMAS_DIR = click.option(
+    "--schemas-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("schemas"),
+    show_default=True,
+    help="Where to look for *.avsc (recursively) when no PATHS are given.",
+)
+REGISTRY_URL = click.option(
+    "--registry-url",
+    envvar="REGISTRY_URL",
+    default=None,
+    help="Base URL of a Confluent-compatible registry (env REGISTRY_URL); user:secret@ in it is basic auth.",
+)
+TIMEOUT = click.option(
+    "--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True, help="Seconds per request."
+)
+
+
+def _stop(message: str) -> NoReturn:
+    """Usage-level failure: the message on stderr, exit status 2 (the check could not be made)."""
+    click.echo(f"registry: {message}", err=True)
+    sys.exit(USAGE_ERROR)
+
+
+def _load(paths: tuple[Path, ...], schemas_dir: Path) -> list[tuple[SchemaFile, str]]:
+    """The schema files to work on and their text; stops with exit 2 on layout or read errors."""
+    from registry.schema_check.layout import LayoutError, discover, schema_files
+
+    if not paths:
+        if not schemas_dir.is_dir():
+            _stop(f"no {schemas_dir.as_posix()}/ directory here; give PATHS or --schemas-dir")
+        paths = tuple(discover(schemas_dir))
+    try:
+        files = schema_files(paths)
+    except LayoutError as exc:
+        _stop(str(exc))
+    loaded = []
+    for file in files:
+        try:
+            loaded.append((file, file.path.read_text(encoding="utf-8-sig")))
+        except (OSError, UnicodeDecodeError) as exc:
+            _stop(f"cannot read {file.display}: {exc}")
+    return loaded
+
+
+def _client(registry_url: str | None, timeout: float, offline_hint: bool) -> RegistryClient:
+    from registry.schema_check.registry_source import RegistryClient
+
+    if not registry_url:
+        hint = " (or check offline with --against REV)" if offline_hint else ""
+        _stop(f"no registry: give --registry-url or set REGISTRY_URL{hint}")
+    return RegistryClient(registry_url, timeout=timeout)
+
+
+@click.command(short_help="Validate .avsc files and check their compatibility (the pre-commit check).")
+@PATHS
+@REGISTRY_URL
+@click.option(
+    "--against",
+    "revision",
+    is_flag=False,
+    flag_value="HEAD",
+    default=None,
+    metavar="[REV]",
+    help="Offline: compare with each file as committed at git revision REV (HEAD if no REV is given).",
+)
+@click.option(
+    "--level",
+    type=click.Choice(LEVELS, case_sensitive=False),
+    default="BACKWARD",
+    show_default=True,
+    help="Compatibility level for --against (the registry's own level is used otherwise).",
+)
+@click.option("--require-docs", is_flag=True, help="Policy: every field has a doc.")
+@click.option(
+    "--require-defaults", is_flag=True, help="Policy: every added field has a default, at any level."
+)
+@SCHEMAS_DIR
+@TIMEOUT
+def check(
+    paths: tuple[Path, ...],
+    registry_url: str | None,
+    revision: str | None,
+    level: str,
+    require_docs: bool,
+    require_defaults: bool,
+    schemas_dir: Path,
+    timeout: float,
+) -> None:
+    """Check schema files (default: schemas/**/*.avsc) against their subjects' registered versions.
+
+    Each file is validated, then checked at its subject's compatibility level against the versions in
+    the registry, or with --against against its committed version. Exit 0: all passed; 1: some file is
+    invalid or incompatible; 2: the check could not be made.
+    """
+    from registry.compatibility import CompatibilityLevel
+    from registry.schema_check import baselines
+    from registry.schema_check.checker import Baseline, Policies, check_file
+    from registry.schema_check.history import GitError
+    from registry.schema_check.registry_source import RegistryError, RegistryUnavailable
+    from registry.schema_check.report import format_result, format_summary
+
+    loaded = _load(paths, schemas_dir)
+    client = None if revision else _client(registry_url, timeout, offline_hint=True)
+    rules = Policies(require_docs=require_docs, require_defaults=require_defaults)
+    results = []
+    for file, text in loaded:
+        try:
+            baseline: Baseline
+            if revision:
+                baseline = baselines.from_git(file.path, revision, CompatibilityLevel(level.upper()))
+            else:
+                baseline = baselines.from_registry(client, file.subject)
+        except (GitError, RegistryUnavailable, RegistryError) as exc:
+            _stop(f"cannot check {file.display}: {exc}")
+        result = check_file(file, text, baseline, rules)
+        results.append(result)
+        for line in format_result(result):
+            click.echo(line)
+    click.echo(format_summary(results))
+    sys.exit(1 if any(result.failed for result in results) else 0)
+
+
+@click.command(short_help="Register .avsc files as their subjects' next versions (after merge).")
+@PATHS
+@REGISTRY_URL
+@SCHEMAS_DIR
+@TIMEOUT
+def push(paths: tuple[Path, ...], registry_url: str | None, schemas_dir: Path, timeout: float) -> None:
+    """Register schema files (default: schemas/**/*.avsc) as the next versions of their subjects.
+
+    Per subject: "unchanged", "registered version N (id M)", or the refusal with its reasons. Exit 0: all
+    registered or unchanged; 1: some refused; 2: could not push (usage, unreadable file, registry down).
+    """
+    from registry.schema_check.push import format_push, push_file
+    from registry.schema_check.registry_source import RegistryError, RegistryUnavailable
+
+    loaded = _load(paths, schemas_dir)
+    client = _client(registry_url, timeout, offline_hint=False)
+    failed = False
+    for file, text in loaded:
+        try:
+            result = push_file(client, file, text)
+        except (RegistryUnavailable, RegistryError) as exc:
+            _stop(f"cannot push {file.display}: {exc}")
+        failed = failed or result.failed
+        for line in format_push(result):
+            click.echo(line)
+    sys.exit(1 if failed else 0)

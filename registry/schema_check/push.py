@@ -1,0 +1,84 @@
+"""``registry push``: register the merged schema files, one subject at a time, and say what happened.
+
+Run after merge (CI on the main branch), so the registry follows the repository. Each file ends in one of
+three outcomes a person can read at a glance: unchanged (already the registered schema of its subject),
+registered as version N with id M, or refused. The registry decides compatibility (it is the authority);
+on a refusal the local checker is asked as well, so the refusal comes with ``file:line:column`` lines.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from registry.schema_check.baselines import from_registry
+from registry.schema_check.checker import Finding, check_file
+from registry.schema_check.layout import SchemaFile
+from registry.schema_check.registry_source import RegistryClient, RegistryError
+from registry.schema_check.report import format_findings
+
+__all__ = ["Outcome", "PushResult", "format_push", "push_file"]
+
+
+class Outcome(str, Enum):
+    UNCHANGED = "unchanged"
+    REGISTERED = "registered"
+    REFUSED = "refused"
+
+
+@dataclass(frozen=True)
+class PushResult:
+    """What happened to one file; ``version``/``schema_id`` are known unless it was refused."""
+
+    file: SchemaFile
+    outcome: Outcome
+    version: int | None = None
+    schema_id: int | None = None
+    reason: str = ""
+    findings: tuple[Finding, ...] = ()
+
+    @property
+    def failed(self) -> bool:
+        return self.outcome is Outcome.REFUSED
+
+
+def _explain(client: RegistryClient, file: SchemaFile, text: str) -> tuple[Finding, ...]:
+    """The local checker's line-numbered reasons for a refusal (empty if it sees none, or cannot ask)."""
+    try:
+        return check_file(file, text, from_registry(client, file.subject)).findings
+    except RegistryError:
+        return ()
+
+
+def push_file(client: RegistryClient, file: SchemaFile, text: str) -> PushResult:
+    """Registers ``text`` under the file's subject unless it is already its registered schema.
+
+    A schema that does not validate locally is refused without asking the registry: the local message has
+    line numbers, and a half-valid schema must not reach production by a lenient registry.
+    ``RegistryUnavailable`` propagates: an unreachable registry is the caller's usage error, not a refusal.
+    """
+    validated = check_file(file, text, None)
+    if validated.failed:
+        return PushResult(file, Outcome.REFUSED, reason="invalid schema", findings=validated.findings)
+    existing = client.lookup(file.subject, text)
+    if existing is not None:
+        return PushResult(file, Outcome.UNCHANGED, existing.version, existing.id)
+    try:
+        schema_id = client.register(file.subject, text)
+    except RegistryError as exc:
+        findings = _explain(client, file, text) if exc.status == 409 else ()
+        return PushResult(file, Outcome.REFUSED, reason=exc.message, findings=findings)
+    registered = client.lookup(file.subject, text)
+    version = registered.version if registered is not None else None
+    return PushResult(file, Outcome.REGISTERED, version, schema_id)
+
+
+def format_push(result: PushResult) -> list[str]:
+    """``<file>: <subject> registered version N (id M)`` / ``unchanged`` / ``refused: ...`` and reasons."""
+    head = f"{result.file.display}: {result.file.subject}"
+    if result.outcome is Outcome.UNCHANGED:
+        return [f"{head} unchanged (version {result.version}, id {result.schema_id})"]
+    if result.outcome is Outcome.REGISTERED:
+        version = "?" if result.version is None else result.version
+        return [f"{head} registered version {version} (id {result.schema_id})"]
+    return [f"{head} refused: {result.reason}", *format_findings(result.file.display, result.findings)]
