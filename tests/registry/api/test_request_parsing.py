@@ -1,0 +1,64 @@
+"""The pure request parsers: ranges, strictness and the non-recursive depth scan."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from registry.service import errors
+from registry.service.requests import (
+    LATEST,
+    MAX_INT32,
+    json_depth,
+    parse_bool,
+    parse_compatibility,
+    parse_schema_request,
+    parse_version,
+    validate_subject,
+)
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"), [("true", True), ("True", True), ("FALSE", False), (None, False)]
+)
+def test_booleans_as_clients_send_them(raw: str | None, expected: bool) -> None:
+    assert parse_bool(raw) is expected
+
+
+def test_versions() -> None:
+    assert parse_version("latest") == parse_version("-1") == LATEST
+    assert parse_version(str(MAX_INT32)) == MAX_INT32
+    for bad in ("0", str(MAX_INT32 + 1), "-2", "\uff11", "1 ", ""):
+        with pytest.raises(errors.InvalidVersion):
+            parse_version(bad)
+
+
+def test_json_depth_ignores_brackets_inside_strings() -> None:
+    assert json_depth('{"a": "[[[[{{{{"}') == 1
+    assert json_depth('{"a": "\\"[[[", "b": [[1]]}') == 3
+    assert json_depth("[" * 5000 + "]" * 5000) == 5000  # no recursion, no RecursionError
+
+
+def test_subject_validation() -> None:
+    assert validate_subject("a/b:c.d", 255) == "a/b:c.d"
+    for bad in ("", "   ", "a\x00b", "a\u0085b", "x" * 256):
+        with pytest.raises(errors.InvalidSubject):
+            validate_subject(bad, 255)
+
+
+def test_levels_are_case_insensitive_and_checked() -> None:
+    assert parse_compatibility("full_transitive") == "FULL_TRANSITIVE"
+    with pytest.raises(errors.InvalidCompatibilityLevel):
+        parse_compatibility(None)
+
+
+def test_schema_request_limits() -> None:
+    schema = json.dumps({"type": "string"})
+    assert parse_schema_request({"schema": schema}, 100, 8).schema_type == "AVRO"
+    with pytest.raises(errors.SchemaTooLarge):
+        parse_schema_request({"schema": schema}, 5, 8)
+    with pytest.raises(errors.InvalidSchema):
+        parse_schema_request({"schema": "[" * 10 + "]" * 10}, 100, 8)
+    with pytest.raises(errors.InvalidSchema, match="AVRO"):
+        parse_schema_request({"schema": schema, "schemaType": "JSON"}, 100, 8)
