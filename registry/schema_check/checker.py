@@ -137,7 +137,8 @@ def _parse_previous(
         try:
             usable.append((previous, parse_schema(previous.text)))
         except InvalidSchemaError as exc:
-            notes.append(f"{previous.label} is not a valid schema ({exc}); not compared")
+            reason = " ".join(str(exc).split())  # one line: notes sit in a status line
+            notes.append(f"{previous.label} is not a valid schema ({reason}); not compared")
     return usable, notes
 
 
@@ -152,7 +153,7 @@ def _conflict_findings(
     conflicts: Sequence[Conflict], labels: dict[int, str], index: SourceIndex
 ) -> list[tuple[str, Finding]]:
     """One finding per distinct problem, listing every version it breaks (transitive levels repeat them)."""
-    grouped: dict[tuple[str, str, str, str, str], list[str]] = {}
+    grouped: dict[tuple[str, str, str, str, str], set[int]] = {}
     for conflict in conflicts:
         incompatibility = conflict.incompatibility
         key = (
@@ -162,12 +163,10 @@ def _conflict_findings(
             incompatibility.message,
             incompatibility.hint or "",
         )
-        label = labels.get(conflict.version, f"version {conflict.version}")
-        grouped.setdefault(key, [])
-        if label not in grouped[key]:
-            grouped[key].append(label)
+        grouped.setdefault(key, set()).add(conflict.version)
     findings = []
-    for (pointer, kind, direction, message, hint), versions in grouped.items():
+    for (pointer, kind, direction, message, hint), numbers in grouped.items():
+        versions = [labels.get(number, f"version {number}") for number in sorted(numbers)]
         text = f"{message} ({_context(direction, versions)})"
         findings.append((pointer, Finding(index.value(pointer), kind, text, hint)))
     return findings

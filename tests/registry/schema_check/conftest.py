@@ -24,6 +24,7 @@ class GitRepo:
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        self.env: dict[str, str] = {}  # more environment for git (and the hooks it runs)
         root.mkdir(parents=True, exist_ok=True)
         self.git("init", "--quiet", "--initial-branch=main")
 
@@ -31,7 +32,7 @@ class GitRepo:
         return subprocess.run(
             ["git", *args],
             cwd=self.root,
-            env={**os.environ, **GIT_ENV},
+            env={**os.environ, **GIT_ENV, **self.env},
             capture_output=True,
             text=True,
             check=check,
