@@ -17,21 +17,21 @@ __all__ = ["from_git", "from_registry"]
 
 
 def from_registry(client: RegistryClient, subject: str) -> Baseline:
-    """The subject's live versions (oldest first) and its level (its own, else the global one).
+    """The subject's level (its own, else the global one) and the live versions that level covers.
 
-    Raises ``RegistryUnavailable`` or ``RegistryError`` when the registry cannot answer; the caller stops
-    with a usage error then, because passing without the real baseline would defeat the check.
+    Transitive levels need every version (oldest first); the others only the latest, so only that one is
+    fetched. Raises ``RegistryUnavailable`` or ``RegistryError`` when the registry cannot answer; the
+    caller stops with a usage error then, because passing without the real baseline would defeat the check.
     """
-    numbers = client.version_numbers(subject)
     raw_level = client.compatibility_level(subject)
     try:
         level = CompatibilityLevel(raw_level)
     except ValueError as exc:
-        raise RegistryUnavailable(
-            f"the registry reports an unknown compatibility level {raw_level!r}"
-        ) from exc
+        raise RegistryUnavailable(f"the registry reports an unknown level {raw_level!r}") from exc
+    numbers = client.version_numbers(subject)
+    wanted = numbers if level.transitive else numbers[-1:]
     versions = []
-    for number in numbers:
+    for number in wanted:
         registered = client.version(subject, number)
         versions.append(
             PreviousVersion(

@@ -67,7 +67,9 @@ def push_file(client: RegistryClient, file: SchemaFile, text: str) -> PushResult
         schema_id = client.register(file.subject, text)
     except RegistryError as exc:
         findings = _explain(client, file, text) if exc.status == 409 else ()
-        return PushResult(file, Outcome.REFUSED, reason=exc.message, findings=findings)
+        # With local findings the registry's own (long, pointer-based) text would only repeat them.
+        reason = "incompatible with the registered versions (HTTP 409)" if findings else exc.message
+        return PushResult(file, Outcome.REFUSED, reason=reason, findings=findings)
     registered = client.lookup(file.subject, text)
     version = registered.version if registered is not None else None
     return PushResult(file, Outcome.REGISTERED, version, schema_id)

@@ -147,7 +147,9 @@ def test_push_registers_then_reports_unchanged_then_refuses(
     refused = cli("push", "--registry-url", registry_url, str(path))
     assert refused.exit_code == 1, refused.output
     lines = refused.output.splitlines()
-    assert lines[0].startswith(f"{path.as_posix()}: {topic}-value refused: ")
+    assert lines[0] == (
+        f"{path.as_posix()}: {topic}-value refused: incompatible with the registered versions (HTTP 409)"
+    )
     assert lines[1].startswith(f"{path.as_posix()}:{schemas.ADDED_WITHOUT_DEFAULT_LINE}:5: ")
     versions = requests.get(f"{registry_url}/subjects/{topic}-value/versions").json()
     assert versions == [1, 2]
