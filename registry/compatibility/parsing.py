@@ -59,6 +59,8 @@ def load_json(text: str) -> Any:
     except json.JSONDecodeError as exc:
         problem = SchemaProblem("", f"the schema is not valid JSON: {exc.msg}", exc.lineno, exc.colno)
         raise _JsonError(problem) from None
+    except RecursionError:
+        raise _JsonError(SchemaProblem("", "the schema is nested too deeply")) from None
     except _ConstantError as exc:
         raise _JsonError(
             SchemaProblem("", f"the schema is not valid JSON: {exc.args[0]} is not a JSON value")
@@ -341,7 +343,7 @@ class Parser:
             key = branch.name if branch.name is not None else branch.type
             if key in seen:
                 self.problem(
-                    where, f"the union already has a {branch.describe()} branch (branch {seen[key]})"
+                    where, f"the union already has a branch of type {branch.describe()} (branch {seen[key]})"
                 )
             seen.setdefault(key, i)
         return node

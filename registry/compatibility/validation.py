@@ -111,7 +111,8 @@ def default_mismatch(node: Node, value: Any) -> str | None:
         low, high = INT_RANGE if kind == "int" else LONG_RANGE
         if _is_int(value) and low <= value <= high:
             return None
-        return f"expected an {kind} (integer from {low} to {high}), got {_show(value)}"
+        article = "an" if kind == "int" else "a"
+        return f"expected {article} {kind} (integer from {low} to {high}), got {_show(value)}"
     if kind in ("float", "double"):
         ok = isinstance(value, (int, float)) and not isinstance(value, bool)
         return None if ok else f"expected a number for {kind}, got {_show(value)}"
