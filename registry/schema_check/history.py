@@ -50,6 +50,6 @@ def file_at_revision(path: Path, revision: str) -> str | None:
     if shown.returncode != 0:
         raise GitError(f"git cannot read {path.as_posix()} at {revision}: {shown.stderr.decode().strip()}")
     try:
-        return shown.stdout.decode("utf-8")
+        return shown.stdout.decode("utf-8-sig")  # as the working copy is read: a BOM is not JSON
     except UnicodeDecodeError as exc:
         raise GitError(f"{path.as_posix()} at {revision} is not UTF-8 text") from exc
