@@ -36,7 +36,6 @@ __all__ = [
     "PreviousVersion",
     "Status",
     "check_file",
-    "failed_file",
 ]
 
 INVALID_SCHEMA = "invalid-schema"
@@ -100,12 +99,7 @@ class Baseline:
 
     level: CompatibilityLevel
     versions: tuple[PreviousVersion, ...]
-    source: str  # "the registry" or "git HEAD": says in notes where the versions came from
-
-
-def failed_file(file: SchemaFile, rule: str, message: str, hint: str = "") -> FileResult:
-    """A file that failed before any schema rule could run (layout, unreadable baseline ...)."""
-    return FileResult(file, Status.INVALID, (Finding(Position(1, 1), rule, message, hint),))
+    source: str  # "registry <url>" or "git <rev>": says in notes where the versions came from
 
 
 def _invalid(file: SchemaFile, error: InvalidSchemaError, index: SourceIndex) -> FileResult:
@@ -151,7 +145,7 @@ def _context(direction: str, labels: Sequence[str]) -> str:
 
 def _conflict_findings(
     conflicts: Sequence[Conflict], labels: dict[int, str], index: SourceIndex
-) -> list[tuple[str, Finding]]:
+) -> list[Finding]:
     """One finding per distinct problem, listing every version it breaks (transitive levels repeat them)."""
     grouped: dict[tuple[str, str, str, str, str], set[int]] = {}
     for conflict in conflicts:
@@ -168,7 +162,7 @@ def _conflict_findings(
     for (pointer, kind, direction, message, hint), numbers in grouped.items():
         versions = [labels.get(number, f"version {number}") for number in sorted(numbers)]
         text = f"{message} ({_context(direction, versions)})"
-        findings.append((pointer, Finding(index.value(pointer), kind, text, hint)))
+        findings.append(Finding(index.value(pointer), kind, text, hint))
     return findings
 
 
@@ -178,6 +172,8 @@ def _policy_findings(violations: Sequence[policies.PolicyViolation], index: Sour
 
 def _compared_note(level: CompatibilityLevel, compared: Sequence[PreviousVersion], source: str) -> str:
     labels = ", ".join(previous.label for previous in compared)
+    if len(compared) > 3:  # a long transitive history: the range says enough
+        labels = f"{compared[0].label} to {compared[-1].label} ({len(compared)} versions)"
     return f"compatible under {level.value} with {labels} ({source})"
 
 
@@ -219,7 +215,7 @@ def check_file(
     if rules.require_defaults and usable:
         latest_written = json.loads(usable[-1][0].text)
         # BACKWARD already reports most of these; one message per spot is enough.
-        flagged = {finding.position for _, finding in conflict_findings}
+        flagged = {finding.position for finding in conflict_findings}
         violations = policies.added_without_default(written, latest_written)
         found = _policy_findings(violations, index)
         policy_findings += [finding for finding in found if finding.position not in flagged]
@@ -230,5 +226,5 @@ def check_file(
         status = Status.INVALID
     else:
         status = Status.PASSED
-    findings = sorted([finding for _, finding in conflict_findings] + policy_findings)
+    findings = sorted(conflict_findings + policy_findings)
     return FileResult(file, status, tuple(findings), tuple(notes))

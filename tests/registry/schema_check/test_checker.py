@@ -162,3 +162,12 @@ def test_previous_versions_that_cannot_be_compared_are_noted_not_fatal(
     )
     assert result.status is Status.PASSED
     assert any(n.startswith(note) for n in result.notes)
+
+
+def test_a_long_transitive_history_is_summarised_as_a_range() -> None:
+    history = [schemas.record("PageView", [{"name": f"f{n}", "type": "int", "default": 0}]) for n in range(5)]
+    result = check_file(FILE, history[-1], baseline(*history, level="BACKWARD_TRANSITIVE"))
+    assert result.status is Status.PASSED
+    assert result.notes == (
+        "compatible under BACKWARD_TRANSITIVE with version 1 to version 5 (5 versions) (test)",
+    )
