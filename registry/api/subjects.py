@@ -29,6 +29,7 @@ def register(subject: str) -> Response:
 @bp.post("/subjects/<subject>")
 def lookup(subject: str) -> Response:
     """Is this schema registered under the subject? Answers with its version and id."""
+    flag("normalize")  # validated; lookups always compare normalized identities
     view = registry().lookup(subject, schema_body(), include_deleted=flag("deleted"))
     return reply(view.body())
 
