@@ -37,9 +37,11 @@ def parse(text: str, named_types: Sequence[ParsedSchema] = ()) -> ParsedSchema:
 
 
 def _problem_line(problem: object) -> str:
+    """``line 3, column 9 (/fields/0/default): message`` when positions are known, else the pointer."""
     pointer = getattr(problem, "pointer", "") or "/"
-    where = f"line {problem.line}, column {problem.column}" if getattr(problem, "line", None) else pointer
-    return f"{where} ({pointer}): {getattr(problem, 'message', problem)}"
+    line, column = getattr(problem, "line", None), getattr(problem, "column", None)
+    where = f"line {line}, column {column} ({pointer})" if line is not None else pointer
+    return f"{where}: {getattr(problem, 'message', problem)}"
 
 
 def identity_hash(parsed: ParsedSchema, schema_type: str, references: Sequence[SchemaReferenceInput]) -> str:
