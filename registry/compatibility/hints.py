@@ -131,11 +131,17 @@ def _fixed_size(found: Found, path: str) -> tuple[str, str]:
 
 
 def _missing_branch(found: Found, path: str) -> tuple[str, str]:
-    written = found.detail.describe()
+    writer_branch: Node = found.detail
+    written = writer_branch.describe()
     branches = ", ".join(b.describe() for b in found.reader.branches)
     message = (
         f'"{path}": the writer can write {written}, which no branch of the reader\'s union [{branches}] reads'
     )
+    if any(b.describe() == written for b in found.reader.branches):
+        # The usual cause: the reader has "the same" branch, but it changed incompatibly.
+        message += f"; the reader's {written} branch differs from the writer's in a way it cannot read"
+        hint = f"make the reader's {written} able to read the writer's (compare the two on their own)"
+        return message, hint
     return message, f"add {written} (or a type it can be read as) to the reader's union"
 
 

@@ -31,7 +31,7 @@ class ParsedSchema:
     """A valid schema and its canonical forms; build it with :func:`parse_schema`."""
 
     text: str
-    json: Any
+    json: Any = field(hash=False)  # dicts are unhashable; ``text`` already determines it
     canonical: str
     identity: str
     fingerprint: str
