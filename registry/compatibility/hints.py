@@ -79,7 +79,8 @@ def _type_mismatch(found: Found, path: str) -> tuple[str, str]:
     )
     if writer.type in PRIMITIVES:
         readable = [writer.type, *PROMOTIONS.get(writer.type, ())]
-        hint = f"the reader must use {_one_of(readable)} here (or a union with one of them)"
+        union = "a union with one of them" if len(readable) > 1 else "a union that includes it"
+        hint = f"the reader must use {_one_of(readable)} here (or {union})"
     else:
         hint = (
             f"the reader must use the writer's type ({writer.describe()}) here, or a union that includes it"
