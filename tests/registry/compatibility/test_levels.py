@@ -146,8 +146,8 @@ def test_describe_is_one_line_with_version_direction_fix_and_pointer() -> None:
     [conflict] = check_compatibility(new, [(4, old)], "BACKWARD")
     assert conflict.describe() == (
         "version 4, new_reads_old (the new schema cannot read data written with version 4): "
-        'READER_FIELD_MISSING_DEFAULT_VALUE: field "PageView.referrer" is in the reader but not in the writer, '
-        'and has no default to fill it with; fix: add "default": null and make the type '
+        'READER_FIELD_MISSING_DEFAULT_VALUE: field "PageView.referrer" is in the reader but not in the '
+        'writer, and has no default to fill it with; fix: add "default": null and make the type '
         '["null", "string"], or add a "default" of type string (new schema at /fields/1)'
     )
     [forward] = check_compatibility(old, [(5, new)], "FORWARD")
