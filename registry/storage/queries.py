@@ -135,3 +135,26 @@ def versions_to_check(
     if level.endswith("_TRANSITIVE"):
         return [(v, r) for v, r in session.execute(stmt.order_by(SubjectVersion.version))]
     return [(v, r) for v, r in session.execute(stmt.order_by(SubjectVersion.version.desc()).limit(1))]
+
+
+def version_row(
+    session: Session, subject_name: str, version: int, include_deleted: bool
+) -> tuple[Subject, SubjectVersion, SchemaRecord]:
+    """Subject, version and schema in one query (the hot read path); the precise 404 on a miss."""
+    stmt = (
+        select(Subject, SubjectVersion, SchemaRecord)
+        .join(SubjectVersion, SubjectVersion.subject_id == Subject.id)
+        .join(SchemaRecord, SchemaRecord.id == SubjectVersion.schema_id)
+        .where(Subject.name == subject_name)
+    )
+    if not include_deleted:
+        stmt = stmt.where(SubjectVersion.deleted.is_(False))
+    if version == LATEST:
+        stmt = stmt.order_by(SubjectVersion.version.desc()).limit(1)
+    else:
+        stmt = stmt.where(SubjectVersion.version == version)
+    row = session.execute(stmt).first()
+    if row is None:
+        resolve_version(session, existing_subject(session, subject_name), version, include_deleted)
+        raise errors.StoreError("version vanished while it was being read")  # unreachable in practice
+    return row[0], row[1], row[2]

@@ -213,9 +213,8 @@ class Registry(SettingsMixin):
                     if view.deleted and not include_deleted:
                         raise errors.VersionNotFound(f"Version {version} not found for subject '{subject}'.")
                     return view
-            row = q.existing_subject(session, subject)
-            found = q.resolve_version(session, row, version, include_deleted)
-            view = VersionView(subject, found.version, found.deleted, self._stored(found.schema))
+            _, found, record = q.version_row(session, subject, version, include_deleted)
+            view = VersionView(subject, found.version, found.deleted, self._stored(record))
             self.version_cache.put((subject, found.version), (epoch, view))
             return view
 
@@ -250,13 +249,13 @@ class Registry(SettingsMixin):
 
         def work(session: Session) -> tuple[str, list[tuple[int, StoredSchema]]]:
             state = q.state(session)
-            row = q.subject(session, subject)
-            level = q.effective_compatibility(state, row)
             if version is None:
+                row = q.subject(session, subject)
+                level = q.effective_compatibility(state, row)
                 pairs = q.versions_to_check(session, row, level)
                 return level, [(v, self._stored(record)) for v, record in pairs]
-            found = q.resolve_version(session, q.existing_subject(session, subject), version, False)
-            return level, [(found.version, self._stored(found.schema))]
+            subject_row, found, record = q.version_row(session, subject, version, include_deleted=False)
+            return q.effective_compatibility(state, subject_row), [(found.version, self._stored(record))]
 
         level, existing = self._read(work)
         pairs = [(v, self.parsed(stored)) for v, stored in existing]
