@@ -70,14 +70,15 @@ class _Writer:
         if kind == "union":
             return "[" + ",".join(self.write(b) for b in node.branches) + "]"
         if node.name is not None:
+            # Names, field names and symbols match the Avro name pattern: nothing to escape in them.
             if node.name in self.seen:
-                return json.dumps(node.name)
+                return f'"{node.name}"'
             self.seen.add(node.name)
-            parts = [f'"name":{json.dumps(node.name)}', f'"type":"{kind}"']
+            parts = [f'"name":"{node.name}"', f'"type":"{kind}"']
             if kind == "record":
                 parts.append('"fields":[' + ",".join(self.field(f) for f in node.fields) + "]")
             elif kind == "enum":
-                parts.append('"symbols":[' + ",".join(json.dumps(s) for s in node.symbols) + "]")
+                parts.append('"symbols":[' + ",".join(f'"{s}"' for s in node.symbols) + "]")
             elif kind == "fixed":
                 parts.append(f'"size":{node.size}')
             extra: dict[str, Any] = {}
@@ -92,10 +93,12 @@ class _Writer:
             return self.close(['"type":"map"', f'"values":{self.write(node.values)}'], node.props)  # type: ignore[arg-type]
         if self.keep_props and node.props:
             return self.close([f'"type":"{kind}"'], node.props)
-        return json.dumps(kind)
+        return f'"{kind}"'
 
     def field(self, f: Field) -> str:
-        parts = [f'"name":{json.dumps(f.name)}', f'"type":{self.write(f.type)}']
+        parts = [f'"name":"{f.name}"', f'"type":{self.write(f.type)}']
+        if not self.keep_props:
+            return "{" + ",".join(parts) + "}"
         extra: dict[str, Any] = {}
         if f.aliases:
             extra["aliases"] = list(f.aliases)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from registry.compatibility.canonical import (
@@ -35,9 +36,13 @@ class ParsedSchema:
     canonical: str
     identity: str
     fingerprint: str
-    rabin_fingerprint: int
     model: Node | None = field(default=None, repr=False, compare=False)
     document: object = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def rabin_fingerprint(self) -> int:
+        """CRC-64-AVRO of the canonical form; computed on first use, as it is pure Python and rarely read."""
+        return rabin_fingerprint(self.canonical.encode("utf-8"))
 
     @property
     def name(self) -> str | None:
@@ -95,7 +100,6 @@ def parse_schema(
         canonical=canonical,
         identity=identity,
         fingerprint=sha256_hex(canonical),
-        rabin_fingerprint=rabin_fingerprint(canonical.encode("utf-8")),
         model=root,
         document=parser.document,
     )

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import copy
 import json
-import time
 from typing import Any
 
 import pytest
@@ -110,17 +109,3 @@ def test_same_verdicts_as_the_avro_package(chunk: int) -> None:
     # The generator must exercise both outcomes and rarely produce invalid evolutions.
     assert 0.2 * PAIRS_PER_CHUNK < incompatible < 1.8 * PAIRS_PER_CHUNK
     assert skipped < PAIRS_PER_CHUNK // 5
-
-
-def test_differential_run_is_fast() -> None:
-    """A smaller run timed in-process: the full run must stay well under a minute in CI."""
-    generator = SchemaGenerator(seed=7)
-    start = time.perf_counter()
-    for _ in range(200):
-        old = generator.schema()
-        _, new = generator.evolve(copy.deepcopy(old))
-        try:
-            our_kinds(new, old)
-        except InvalidSchemaError:
-            continue
-    assert time.perf_counter() - start < 2.0
