@@ -21,7 +21,7 @@ from registry.compatibility.canonical import (
     sha256_hex,
 )
 from registry.compatibility.hints import Incompatibility, anchor, root_label
-from registry.compatibility.parsing import Parser, json_type, load_json
+from registry.compatibility.parsing import Parser, load_json
 from registry.compatibility.problems import InvalidSchemaError, SchemaProblem
 from registry.compatibility.rules import Checker
 from registry.compatibility.schema_model import Node
@@ -129,8 +129,16 @@ def _collect_named(node: Node, into: dict[str, Node], seen: set[int]) -> None:
 
 
 def check_reader_writer(reader: ParsedSchema, writer: ParsedSchema) -> list[Incompatibility]:
-    """Every reason ``reader`` cannot read data written with ``writer``; empty when it always can."""
-    found = Checker().check(reader.root, writer.root)
+    """Every reason ``reader`` cannot read data written with ``writer``; empty when it always can.
+
+    The rules recurse once per nesting level, fewer frames than parsing needs, so schemas that parsed
+    compare; should the stack still run out, the caller gets an :class:`InvalidSchemaError`, not a crash.
+    """
+    try:
+        found = Checker().check(reader.root, writer.root)
+    except RecursionError:
+        problem = SchemaProblem("", "the schemas are nested too deeply to compare")
+        raise InvalidSchemaError([problem]) from None
     label = root_label(reader.root)
     out: list[Incompatibility] = []
     seen: set[Incompatibility] = set()
@@ -142,4 +150,4 @@ def check_reader_writer(reader: ParsedSchema, writer: ParsedSchema) -> list[Inco
     return out
 
 
-__all__ = ["ParsedSchema", "check_reader_writer", "json_type", "parse_schema"]
+__all__ = ["ParsedSchema", "check_reader_writer", "parse_schema"]
