@@ -69,8 +69,9 @@ def _type_mismatch(found: Found, path: str) -> tuple[str, str]:
     if found.detail is not None:  # Java's corner: a missing field whose enum type has a default
         name = found.detail.name
         message = (
-            f'field "{path}" is in the reader but not in the writer and has no default; the default '
-            f'"{reader.enum_default}" of its enum {reader.name} replaces unknown symbols, not a missing field'
+            f'field "{path}" is in the reader but not in the writer and has no default; '
+            f'the default "{reader.enum_default}" of its {reader.describe()} replaces unknown symbols, '
+            "not a missing field"
         )
         return message, f'add "default": "{reader.enum_default}" to the field "{name}"'
     message = (
@@ -111,7 +112,7 @@ def _missing_default(found: Found, path: str) -> tuple[str, str]:
 
 def _missing_symbols(found: Found, path: str) -> tuple[str, str]:
     symbols = ", ".join(found.detail)
-    message = f'"{path}" is enum {found.reader.name}, which lacks the writer\'s symbols {symbols}'
+    message = f'"{path}" is {found.reader.describe()}, which lacks the writer\'s symbols {symbols}'
     hint = f'add {symbols} to the reader enum\'s "symbols", or give the reader enum a "default" symbol'
     return message, hint
 
@@ -126,7 +127,7 @@ def _name_mismatch(found: Found, path: str) -> tuple[str, str]:
 def _fixed_size(found: Found, path: str) -> tuple[str, str]:
     reader, writer = found.reader, found.writer
     message = (
-        f'"{path}" is fixed {reader.name} of size {reader.size} in the reader but {writer.size} in the writer'
+        f'"{path}" is {reader.describe()} of size {reader.size} in the reader but {writer.size} in the writer'
     )
     return message, f'keep "size": {writer.size}; the size of a fixed cannot change'
 
