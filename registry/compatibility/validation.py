@@ -1,9 +1,12 @@
 """Checks on values inside a schema: field defaults against their types, and logical type parameters.
 
 A default that does not match its type is accepted by some parsers and only blows up when a reader
-needs it, long after the schema was registered; so we refuse it up front, with Avro Java's rules (a union
-default matches the union's first branch; bytes and fixed defaults are strings whose code points are
-0-255; a record default is an object that gives every field without a default of its own).
+needs it, long after the schema was registered; so we refuse it up front, with Avro Java's rules (an int
+or long default is an integral JSON number in range, a float or double any number, a union default
+matches the union's first branch, a record default is an object that gives every field without a
+default of its own). We are stricter than Java in three places, each a default Java accepts but cannot
+use: an enum default must be one of the symbols, a bytes or fixed default may only hold code points
+0-255 (one per byte), and a fixed default must have exactly ``size`` of them.
 
 Logical types: Avro Java ignores an invalid logical type and reads the data as the underlying type. We
 refuse them instead, because a producer that believes it writes ``decimal(4, 2)`` into a ``fixed`` too
