@@ -15,6 +15,9 @@ fixed order of the PCF attributes, no whitespace) but KEEPS, after the PCF attri
 ``aliases`` (of named types, fully qualified), ``default``, ``doc``, ``order`` (dropped when it is the
 implicit ``"ascending"``), ``logicalType`` and its parameters, and any other custom property. Whitespace,
 key order, namespace spelling and the ``{"type": "int"}`` vs ``"int"`` spelling still do not matter.
+The identity form is itself a valid schema that parses back to the same identity form (the registry may
+store it as the normalized text); to keep that true it adds ``"namespace": ""`` to a type of the null
+namespace defined inside a namespaced one, which PCF's full names cannot express.
 """
 
 from __future__ import annotations
@@ -64,6 +67,7 @@ class _Writer:
     def __init__(self, keep_props: bool) -> None:
         self.keep_props = keep_props
         self.seen: set[str] = set()
+        self.space = ""  # namespace of the innermost named type being written
 
     def write(self, node: Node) -> str:
         kind = node.type
@@ -74,6 +78,7 @@ class _Writer:
             if node.name in self.seen:
                 return f'"{node.name}"'
             self.seen.add(node.name)
+            outer, self.space = self.space, node.name.rpartition(".")[0]
             parts = [f'"name":"{node.name}"', f'"type":"{kind}"']
             if kind == "record":
                 parts.append('"fields":[' + ",".join(self.field(f) for f in node.fields) + "]")
@@ -81,11 +86,16 @@ class _Writer:
                 parts.append('"symbols":[' + ",".join(f'"{s}"' for s in node.symbols) + "]")
             elif kind == "fixed":
                 parts.append(f'"size":{node.size}')
+            self.space = outer
             extra: dict[str, Any] = {}
             if node.aliases:
                 extra["aliases"] = list(node.aliases)
             if node.enum_default is not None:
                 extra["default"] = node.enum_default
+            if outer and "." not in node.name:
+                # Without this a re-parse would put the type in the enclosing namespace (PCF has the
+                # same ambiguity, but PCF's attribute list is fixed by the specification).
+                extra["namespace"] = ""
             return self.close(parts, node.props, extra)
         if kind == "array":
             return self.close(['"type":"array"', f'"items":{self.write(node.items)}'], node.props)  # type: ignore[arg-type]
@@ -109,11 +119,11 @@ class _Writer:
     def close(self, parts: list[str], props: dict[str, Any], extra: dict[str, Any] | None = None) -> str:
         if self.keep_props:
             kept = dict(props)
+            kept.pop("namespace", None)
             if extra:
                 kept.update(extra)
             if kept.get("order") == "ascending":
                 del kept["order"]
-            kept.pop("namespace", None)
             parts = parts + [f"{json.dumps(k, ensure_ascii=False)}:{_dump(kept[k])}" for k in sorted(kept)]
         return "{" + ",".join(parts) + "}"
 

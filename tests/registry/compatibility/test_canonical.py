@@ -10,7 +10,7 @@ from typing import Any
 import avro.schema
 import pytest
 
-from registry.compatibility import parse_schema
+from registry.compatibility import InvalidSchemaError, parse_schema
 from tests.registry.compatibility.generator import SchemaGenerator
 
 PRIMITIVES = {"null", "boolean", "int", "long", "float", "double", "bytes", "string"}
@@ -225,3 +225,32 @@ def test_parsed_schemas_compare_by_content() -> None:
         )
         == 1
     )
+
+
+def test_identity_and_canonical_forms_parse_back_to_themselves() -> None:
+    generator = SchemaGenerator(seed=5)
+    checked = 0
+    while checked < 400:
+        old = generator.schema()
+        _, new = generator.evolve(copy.deepcopy(old))
+        for schema in (old, new):
+            try:
+                parsed = parse_schema(json.dumps(schema))
+            except InvalidSchemaError:
+                continue
+            checked += 1
+            again = parse_schema(parsed.identity)
+            assert (again.identity, again.canonical) == (parsed.identity, parsed.canonical)
+            assert parse_schema(parsed.canonical).canonical == parsed.canonical
+
+
+def test_identity_form_keeps_a_null_namespace_type_out_of_the_enclosing_namespace() -> None:
+    inner = {"type": "enum", "name": "E", "namespace": "", "symbols": ["A"]}
+    parsed = parse_schema(
+        json.dumps({"type": "record", "name": "x.R", "fields": [{"name": "e", "type": inner}]})
+    )
+    assert parsed.identity == (
+        '{"name":"x.R","type":"record","fields":[{"name":"e","type":'
+        '{"name":"E","type":"enum","symbols":["A"],"namespace":""}}]}'
+    )
+    assert parse_schema(parsed.identity).root.fields[0].type.name == "E"
