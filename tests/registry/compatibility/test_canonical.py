@@ -227,7 +227,7 @@ def test_parsed_schemas_compare_by_content() -> None:
     )
 
 
-def test_identity_and_canonical_forms_parse_back_to_themselves() -> None:
+def test_identity_form_parses_back_to_itself() -> None:
     generator = SchemaGenerator(seed=5)
     checked = 0
     while checked < 400:
@@ -241,7 +241,6 @@ def test_identity_and_canonical_forms_parse_back_to_themselves() -> None:
             checked += 1
             again = parse_schema(parsed.identity)
             assert (again.identity, again.canonical) == (parsed.identity, parsed.canonical)
-            assert parse_schema(parsed.canonical).canonical == parsed.canonical
 
 
 def test_identity_form_keeps_a_null_namespace_type_out_of_the_enclosing_namespace() -> None:
