@@ -70,6 +70,17 @@ class Registry(SettingsMixin):
         except (DBAPIError, SQLAlchemyError) as exc:
             raise errors.StoreError(f"Error in the backend datastore: {exc}") from exc
 
+    def _epoch(self) -> int:
+        """The delete/mode change counter, read with one tiny statement to validate cached entries."""
+        try:
+            with self.db.engine.connect() as conn:
+                value = conn.exec_driver_sql("SELECT epoch FROM registry_state WHERE id = 1").scalar()
+        except SQLAlchemyError as exc:
+            raise errors.StoreError(f"Error in the backend datastore: {exc}") from exc
+        if value is None:
+            raise errors.StoreError("The registry database is not initialized; run `registry db upgrade`.")
+        return int(value)
+
     def _stored(self, record: SchemaRecord) -> StoredSchema:
         cached = self.schema_cache.get(record.id)
         if cached is None:
@@ -204,15 +215,16 @@ class Registry(SettingsMixin):
     def get_version(self, subject: str, version: int, include_deleted: bool = False) -> VersionView:
         """A subject version; numbered versions come from memory while no delete happened since."""
 
+        if version != LATEST:
+            hit = self.version_cache.get((subject, version))
+            if hit is not None and hit[0] == self._epoch():
+                view = hit[1]
+                if view.deleted and not include_deleted:
+                    raise errors.VersionNotFound(f"Version {version} not found for subject '{subject}'.")
+                return view
+
         def work(session: Session) -> VersionView:
-            epoch = q.state(session).epoch
-            if version != LATEST:
-                hit = self.version_cache.get((subject, version))
-                if hit is not None and hit[0] == epoch:
-                    view = hit[1]
-                    if view.deleted and not include_deleted:
-                        raise errors.VersionNotFound(f"Version {version} not found for subject '{subject}'.")
-                    return view
+            epoch = q.state(session).epoch  # read before the row: a racing delete can only make it stale
             _, found, record = q.version_row(session, subject, version, include_deleted)
             view = VersionView(subject, found.version, found.deleted, self._stored(record))
             self.version_cache.put((subject, found.version), (epoch, view))
@@ -268,6 +280,9 @@ class Registry(SettingsMixin):
         key = schema_logic.identity_hash(parsed, request.schema_type, request.references)
         text = parsed.identity if normalize else request.schema
         if request.id is None:
+            hit = self.registered_cache.get((subject, key))
+            if hit is not None and hit[0] == self._epoch():
+                return hit[1]
             fast = self._read(lambda session: self._already_registered(session, subject, key))
             if fast is not None:
                 return fast
@@ -276,11 +291,8 @@ class Registry(SettingsMixin):
         )
 
     def _already_registered(self, session: Session, subject: str, key: str) -> Registered | None:
-        """The existing live registration, from memory while no delete or mode change happened since."""
+        """The existing live registration (then remembered until a delete or mode change)."""
         state = q.state(session)
-        hit = self.registered_cache.get((subject, key))
-        if hit is not None and hit[0] == state.epoch:
-            return hit[1]
         row = q.subject(session, subject)
         if row is None or q.effective_mode(state, row) == "READONLY":
             return None
