@@ -11,11 +11,15 @@ from registry.storage.models import RegistryState, SchemaRecord, SchemaReference
 
 
 def state(session: Session, lock: bool = False) -> RegistryState:
-    """The global row; ``lock`` takes the registry write lock (PostgreSQL row lock) until commit."""
-    stmt = select(RegistryState).where(RegistryState.id == 1)
+    """The global row; ``lock`` takes the registry write lock (PostgreSQL row lock) until commit.
+
+    Unlocked reads go through the identity map, so inside a write transaction they cost no query.
+    """
     if lock:
-        stmt = stmt.with_for_update()
-    found = session.execute(stmt).scalar_one_or_none()
+        stmt = select(RegistryState).where(RegistryState.id == 1).with_for_update()
+        found = session.execute(stmt).scalar_one_or_none()
+    else:
+        found = session.get(RegistryState, 1)
     if found is None:
         raise errors.StoreError("The registry database is not initialized; run `registry db upgrade`.")
     return found
