@@ -173,3 +173,12 @@ def test_references_are_stored_returned_and_block_deletes(client: FlaskClient) -
     assert (
         error_code(client.post("/subjects/p2-value/versions", json=body(person, references=missing))) == 42201
     )
+
+
+def test_normalize_stores_the_normalized_form_and_still_dedupes(client: FlaskClient) -> None:
+    spaced = '{ "type" : "record", "name": "A", "fields": [ {"name": "x", "type": "int", "doc": "d"} ] }'
+    schema_id = client.post("/subjects/n-value/versions?normalize=true", json=body(spaced)).get_json()["id"]
+    stored = client.get(f"/schemas/ids/{schema_id}").get_json()["schema"]
+    assert stored != spaced and " " not in stored, "the normalized text is stored"
+    assert json.loads(stored)["fields"][0]["doc"] == "d", "normalizing keeps docs"
+    assert register(client, "m-value", spaced) == schema_id, "the raw text maps to the same id"
