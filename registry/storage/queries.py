@@ -159,6 +159,9 @@ def version_row(
         stmt = stmt.where(SubjectVersion.version == version)
     row = session.execute(stmt).first()
     if row is None:
-        resolve_version(session, existing_subject(session, subject_name), version, include_deleted)
+        subject_row = existing_subject(session, subject_name)
+        if not include_deleted and not versions(session, subject_row, include_deleted=False):
+            raise errors.SubjectNotFound(f"Subject '{subject_name}' not found.")  # soft-deleted as a whole
+        resolve_version(session, subject_row, version, include_deleted)
         raise errors.StoreError("version vanished while it was being read")  # unreachable in practice
     return row[0], row[1], row[2]

@@ -122,6 +122,8 @@ def test_subject_delete_soft_then_permanent_and_versions_are_never_reused(client
     assert client.get("/subjects?deletedOnly=true").get_json() == ["e-value"]
     assert error_code(client.delete("/subjects/e-value")) == 40404
     assert error_code(client.get("/subjects/e-value/versions")) == 40401
+    assert error_code(client.get("/subjects/e-value/versions/latest")) == 40401, "soft-deleted subject"
+    assert client.get("/subjects/e-value/versions/latest?deleted=true").get_json()["version"] == 2
     assert client.delete("/subjects/e-value?permanent=True").get_json() == [1, 2]
     assert error_code(client.delete("/subjects/e-value")) == 40401
     register(client, "e-value", V1)

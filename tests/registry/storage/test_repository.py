@@ -31,7 +31,7 @@ def test_caches_of_one_process_notice_deletes_made_by_another(pair: tuple[Regist
     assert b.get_version("s", 1).schema.id == first.id  # now cached in b
     assert len(b.registered_cache) == 1, "b remembers the registration"
     a.delete_version("s", 1, permanent=False)
-    with pytest.raises(errors.VersionNotFound):
+    with pytest.raises(errors.SubjectNotFound):  # its only version is gone: the subject is soft-deleted
         b.get_version("s", 1)
     again = b.register("s", V1)
     assert (again.id, again.version, again.created) == (first.id, 2, True), "a deleted version is not reused"
