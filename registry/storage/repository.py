@@ -217,11 +217,8 @@ class Registry(SettingsMixin):
 
         if version != LATEST:
             hit = self.version_cache.get((subject, version))
-            if hit is not None and hit[0] == self._epoch():
-                view = hit[1]
-                if view.deleted and not include_deleted:
-                    raise errors.VersionNotFound(f"Version {version} not found for subject '{subject}'.")
-                return view
+            if hit is not None and (include_deleted or not hit[1].deleted) and hit[0] == self._epoch():
+                return hit[1]
 
         def work(session: Session) -> VersionView:
             epoch = q.state(session).epoch  # read before the row: a racing delete can only make it stale
