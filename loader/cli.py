@@ -1,13 +1,121 @@
-"""Command line of the loader: `loader --help`."""
+"""Command line of the loader: `loader run` (from cron) and `loader status`.
+
+Settings come from flags, then `LOADER_<NAME>` environment variables, then the `--config` TOML file;
+there is no per-topic setting at all.
+"""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+from typing import Any
+
 import click
+from rich.console import Console
+
+from loader.config import LoaderSettings, read_config_file
+from loader.report import EXIT_LOCKED
+
+
+def _settings(config: Path | None, **flags: Any) -> LoaderSettings:
+    values: dict[str, Any] = read_config_file(config) if config else {}
+    values.update({key: value for key, value in flags.items() if value is not None})
+    missing = [name for name in ("bootstrap_servers", "registry_url", "warehouse") if not values.get(name)]
+    if missing:
+        options = ", ".join("--" + name.replace("_", "-") for name in missing)
+        raise click.UsageError(f"missing {options} (or LOADER_* environment variables, or --config)")
+    try:
+        return LoaderSettings(**values).validate()
+    except (TypeError, ValueError) as exc:
+        raise click.UsageError(str(exc)) from exc
+
+
+def common_options(command: Any) -> Any:
+    options = [
+        click.option(
+            "--config", type=click.Path(exists=True, dir_okay=False, path_type=Path), envvar="LOADER_CONFIG"
+        ),
+        click.option(
+            "--bootstrap-servers", envvar="LOADER_BOOTSTRAP_SERVERS", help="Kafka brokers, host:port,..."
+        ),
+        click.option(
+            "--registry-url", envvar="LOADER_REGISTRY_URL", help="Confluent-compatible schema registry."
+        ),
+        click.option(
+            "--warehouse", envvar="LOADER_WAREHOUSE", help="Warehouse directory or URI (hdfs://, s3a://)."
+        ),
+        click.option(
+            "--metastore-uri",
+            envvar="LOADER_METASTORE_URI",
+            help="thrift://host:port (default: embedded Derby).",
+        ),
+        click.option("--database", envvar="LOADER_DATABASE", help="Database of the tables (default: kafka)."),
+        click.option(
+            "--state-dir",
+            envvar="LOADER_STATE_DIR",
+            help="Offsets and commits (default: beside the warehouse).",
+        ),
+        click.option(
+            "--spark-master",
+            envvar="LOADER_SPARK_MASTER",
+            help="Default local[2]; spark-submit sets its own.",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 def main() -> None:
     """Load every Kafka topic with a registered Avro schema into a Hive/Spark table."""
+
+
+@main.command()
+@common_options
+@click.option("--include-topics", envvar="LOADER_INCLUDE_TOPICS", help="Regex: load only matching topics.")
+@click.option("--exclude-topics", envvar="LOADER_EXCLUDE_TOPICS", help="Regex: never load matching topics.")
+@click.option(
+    "--partition-granularity", type=click.Choice(["day", "hour"]), envvar="LOADER_PARTITION_GRANULARITY"
+)
+@click.option("--records-per-task", type=int, envvar="LOADER_RECORDS_PER_TASK")
+@click.option("--task-pool-size", type=int, envvar="LOADER_TASK_POOL_SIZE")
+@click.option("--max-bad-ratio", type=float, envvar="LOADER_MAX_BAD_RATIO")
+@click.option("--report-json", type=click.Path(dir_okay=False, path_type=Path), envvar="LOADER_REPORT_JSON")
+def run(config: Path | None, report_json: Path | None, **flags: Any) -> None:
+    """Load [saved offset, current end) of every partition of every topic, exactly once.
+
+    Exit status: 0 loaded; 1 a topic failed, or Kafka or the registry could not be reached; 2 usage;
+    3 bad records above --max-bad-ratio were quarantined; 75 another run holds the lock.
+    """
+    settings = _settings(config, **flags)
+    console = Console(stderr=True)
+    from loader import job
+
+    spark = job.spark_for(settings)
+    try:
+        report = job.run(settings, spark, console)
+    finally:
+        spark.stop()
+    if report.exit_code == EXIT_LOCKED:
+        console.print(f"[yellow]not started:[/] {report.error}")
+        sys.exit(EXIT_LOCKED)
+    from loader.report import render
+
+    render(report, Console(width=None if sys.stdout.isatty() else 200))
+    if report_json:
+        report.write_json(report_json)
+    sys.exit(report.exit_code)
+
+
+@main.command()
+@common_options
+def status(config: Path | None, **flags: Any) -> None:
+    """Per topic: saved offset, Kafka's end offset, lag, table and last load time."""
+    settings = _settings(config, **flags)
+    from loader import status as status_module
+
+    sys.exit(status_module.show(settings, Console()))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,179 @@
+"""The commit protocol: a record lands in its table exactly once, however often a run is killed.
+
+A run writes everything it read to a staging directory of its own. Then it publishes a manifest
+(written under a temporary name, then renamed): the manifest lists every staged file with its final
+place in a table, the partitions to register, and the offsets every partition is loaded up to. Its
+appearance is the commit point: before it, the run never happened (its staging is deleted on the next
+start); after it, the run will be completed, by itself or by the next start. Completing a manifest moves
+each file to its final name (a file already moved is skipped, so moves can be redone), registers the
+partitions (IF NOT EXISTS), and leaves an `.applied` marker. The saved offsets are those of the newest
+manifest, so they advance only together with the data they describe.
+
+    commits/000000000007.json        manifest of the 7th commit (offsets of every partition)
+    commits/000000000007.applied     its files are in place and its partitions registered
+    staging/<run id>/<table>/...     files of a run not yet moved into their tables
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from loader.fault_injection import crash_point
+from loader.planning import TopicPartition
+from loader.state_store import StateStore
+
+
+@dataclass(frozen=True)
+class StagedTable:
+    table: str
+    files: list[tuple[str, str]]  # (staged path, final path)
+    partitions: list[dict[str, str]]
+
+
+@dataclass(frozen=True)
+class Manifest:
+    seq: int
+    run_id: str
+    offsets: dict[TopicPartition, int]
+    tables: list[StagedTable] = field(default_factory=list)
+
+    def to_json(self) -> str:
+        offsets: dict[str, dict[str, int]] = {}
+        for (topic, partition), offset in sorted(self.offsets.items()):
+            offsets.setdefault(topic, {})[str(partition)] = offset
+        return json.dumps(
+            {
+                "seq": self.seq,
+                "run_id": self.run_id,
+                "offsets": offsets,
+                "tables": [
+                    {"table": t.table, "files": [list(f) for f in t.files], "partitions": t.partitions}
+                    for t in self.tables
+                ],
+            },
+            indent=1,
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> Manifest:
+        data = json.loads(text)
+        return cls(
+            seq=int(data["seq"]),
+            run_id=str(data["run_id"]),
+            offsets={(t, int(p)): int(o) for t, parts in data["offsets"].items() for p, o in parts.items()},
+            tables=[
+                StagedTable(t["table"], [(s, d) for s, d in t["files"]], list(t["partitions"]))
+                for t in data["tables"]
+            ],
+        )
+
+
+def relative_to(path: str, directory: str) -> str:
+    """`path` relative to `directory`, whether or not either carries a `file:` scheme."""
+    return posixpath.relpath(_strip_scheme(path), _strip_scheme(directory))
+
+
+def final_file_name(staged_file: str, staging_dir: str, table_location: str, run_id: str) -> str:
+    """Where a staged file goes: the same partition directory under the table, its name prefixed with
+    the run id, so that names never clash across runs and a redone move finds its own file."""
+    directory, name = posixpath.split(relative_to(staged_file, staging_dir))
+    return posixpath.join(table_location.rstrip("/"), directory, f"{run_id}-{name}")
+
+
+def partition_spec(relative_dir: str) -> dict[str, str]:
+    """`dt=2026-11-23/hour=04` -> {"dt": "2026-11-23", "hour": "04"}."""
+    spec = {}
+    for part in relative_dir.strip("/").split("/"):
+        if "=" in part:
+            key, value = part.split("=", 1)
+            spec[key] = value
+    return spec
+
+
+def _strip_scheme(path: str) -> str:
+    """`file:/x` and `file:///x` -> `/x`, as Hadoop lists local files with a scheme and we may not."""
+    return "/" + path.removeprefix("file:").lstrip("/") if path.startswith("file:") else path
+
+
+@dataclass
+class CommitLog:
+    store: StateStore
+    add_partitions: Callable[[str, list[dict[str, str]]], None]
+
+    @property
+    def commits_dir(self) -> str:
+        return self.store.path("commits")
+
+    def staging_dir(self, run_id: str) -> str:
+        return self.store.path(f"staging/{run_id}")
+
+    def _manifest_path(self, seq: int) -> str:
+        return f"{self.commits_dir}/{seq:012d}.json"
+
+    def _applied_path(self, seq: int) -> str:
+        return f"{self.commits_dir}/{seq:012d}.applied"
+
+    def _sequences(self) -> tuple[list[int], set[int]]:
+        manifests, applied = [], set()
+        for entry in self.store.list(self.commits_dir):
+            name = posixpath.basename(entry)
+            stem, _, extension = name.partition(".")
+            if not stem.isdigit():
+                continue
+            if extension == "json":
+                manifests.append(int(stem))
+            elif extension == "applied":
+                applied.add(int(stem))
+        return sorted(manifests), applied
+
+    def recover(self) -> tuple[int, dict[TopicPartition, int]]:
+        """Completes every committed run, drops uncommitted ones; returns the last seq and saved offsets."""
+        manifests, applied = self._sequences()
+        latest: Manifest | None = None
+        for seq in manifests:
+            manifest = Manifest.from_json(self.store.read_text(self._manifest_path(seq)))
+            if seq not in applied:
+                self.apply(manifest)
+            latest = manifest
+        # Nothing staged is wanted now: committed runs are complete, uncommitted ones never happened.
+        self.store.delete(self.store.path("staging"))
+        for entry in self.store.list(self.commits_dir):
+            if entry.endswith(".tmp"):
+                self.store.delete(entry, recursive=False)
+        if latest is None:
+            return 0, {}
+        for seq in manifests[:-1]:  # older manifests are superseded by the newest one's offsets
+            self.store.delete(self._manifest_path(seq), recursive=False)
+            self.store.delete(self._applied_path(seq), recursive=False)
+        return latest.seq, dict(latest.offsets)
+
+    def commit(self, manifest: Manifest) -> None:
+        """The commit point: publishes the manifest, then completes it."""
+        self.store.mkdirs(self.commits_dir)
+        temporary = f"{self._manifest_path(manifest.seq)}.tmp"
+        self.store.write_text(temporary, manifest.to_json(), overwrite=True)
+        crash_point("after_manifest_temp")
+        self.store.publish(self._manifest_path(manifest.seq), manifest.to_json())
+        self.store.delete(temporary, recursive=False)
+        crash_point("after_manifest")
+        self.apply(manifest)
+
+    def apply(self, manifest: Manifest) -> None:
+        """Moves the files and registers the partitions; every step may be redone after a crash."""
+        moved_one = False
+        for staged in manifest.tables:
+            for source, target in staged.files:
+                self.store.move(source, target)
+                if not moved_one:
+                    moved_one = True
+                    crash_point("after_first_move")
+        crash_point("after_moves")
+        for staged in manifest.tables:
+            self.add_partitions(staged.table, staged.partitions)
+        crash_point("after_partitions")
+        self.store.write_text(self._applied_path(manifest.seq), manifest.run_id, overwrite=True)
+        crash_point("after_applied_marker")
+        self.store.delete(self.staging_dir(manifest.run_id))

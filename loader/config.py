@@ -1,0 +1,55 @@
+"""The loader's settings: global only, never per topic. From flags, environment variables
+(`LOADER_<NAME>`) or a TOML file (`--config`), in that order of precedence."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from loader.tables import Granularity
+
+
+@dataclass(frozen=True)
+class LoaderSettings:
+    bootstrap_servers: str
+    registry_url: str
+    warehouse: str
+    metastore_uri: str | None = None
+    database: str = "kafka"
+    state_dir: str | None = None  # default: <warehouse>/_loader_state/<database>
+    include_topics: str | None = None  # regular expressions over whole topic names
+    exclude_topics: str | None = None
+    partition_granularity: Granularity = "hour"
+    records_per_task: int = 500_000
+    task_pool_size: int = 4
+    max_bad_ratio: float = 0.0  # above this share of quarantined records, a topic fails the run
+    spark_master: str | None = None
+
+    @property
+    def state_location(self) -> str:
+        return self.state_dir or f"{self.warehouse.rstrip('/')}/_loader_state/{self.database}"
+
+    def validate(self) -> LoaderSettings:
+        if self.partition_granularity not in ("day", "hour"):
+            raise ValueError(
+                f"partition granularity must be 'day' or 'hour', not {self.partition_granularity!r}"
+            )
+        if self.records_per_task < 1 or self.task_pool_size < 1:
+            raise ValueError("records per task and the task pool size must be at least 1")
+        if not 0 <= self.max_bad_ratio <= 1:
+            raise ValueError("the bad-record ratio must be between 0 and 1")
+        return self
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    """The `[loader]` table of a TOML file (or its top level), with dashes in keys read as underscores."""
+    data = tomllib.loads(path.read_text())
+    section = data.get("loader", data)
+    known = {f.name for f in fields(LoaderSettings)}
+    values = {key.replace("-", "_"): value for key, value in section.items()}
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise ValueError(f"{path}: unknown setting(s) {', '.join(unknown)}")
+    return values

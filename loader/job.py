@@ -1,0 +1,270 @@
+"""One run of the load: every topic with a registered value schema into its table, exactly once.
+
+Discover (Kafka topics, registry subjects) -> plan (saved offsets to Kafka's end offsets, fixed now) ->
+read (one Spark read of every range, balanced over a fixed pool of tasks) -> per topic: decode and
+project, create or evolve the table, stage the rows -> commit (see `loader.commit_protocol`).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import time
+import uuid
+from contextlib import ExitStack
+from datetime import UTC, datetime
+
+from pyspark import StorageLevel
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+from rich.console import Console
+from rich.progress import Progress
+
+from loader.commit_protocol import (
+    CommitLog,
+    Manifest,
+    StagedTable,
+    final_file_name,
+    partition_spec,
+    relative_to,
+)
+from loader.config import LoaderSettings
+from loader.decoding import METADATA_COLUMNS, bad_rows, column_comments, decode, good_rows
+from loader.fault_injection import crash_point
+from loader.kafka_metadata import KafkaUnavailable, list_topics, watermarks
+from loader.lock import LockHeld, RunLock
+from loader.naming import table_names
+from loader.planning import OffsetRange, kafka_source_options, plan_ranges, task_count
+from loader.registry_client import RegistryClient, RegistryUnavailable, SubjectSchemas
+from loader.report import EXIT_BAD_RECORDS, EXIT_FAILED, EXIT_LOCKED, RunReport, TopicReport
+from loader.spark_session import SparkSettings, build_spark_session
+from loader.state_store import StateStore
+from loader.table_evolution import UnrepresentableChange
+from loader.tables import add_partitions, ensure_table, partition_columns, partition_values, with_comments
+
+QUARANTINE_TABLE = "loader_quarantine"
+
+
+def spark_for(settings: LoaderSettings) -> SparkSession:
+    spark = build_spark_session(
+        SparkSettings(
+            warehouse_dir=settings.warehouse,
+            metastore_uri=settings.metastore_uri,
+            master=settings.spark_master,
+            app_name="kafka-table-loader",
+            # The run prints its own progress and report; Spark's stage bars would garble them.
+            extra_conf={"spark.ui.showConsoleProgress": "false"},
+        )
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def run(settings: LoaderSettings, spark: SparkSession, console: Console | None = None) -> RunReport:
+    """Runs the load once; never raises for a topic's trouble, which goes into the report instead."""
+    console = console or Console(stderr=True)
+    started = time.monotonic()
+    run_id = datetime.now(UTC).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8]
+    report = RunReport(run_id=run_id, started=datetime.now(UTC).isoformat(), database=settings.database)
+    store = StateStore(spark, settings.state_location)
+    lock = RunLock(store)
+    try:
+        lock.acquire()
+    except LockHeld as held:
+        report.error = str(held)
+        report.exit_code = EXIT_LOCKED
+        return report
+    try:
+        _load(settings, spark, store, report, console)
+    except (KafkaUnavailable, RegistryUnavailable) as exc:
+        report.error = str(exc)
+    finally:
+        lock.release()
+        report.seconds = round(time.monotonic() - started, 2)
+    report.exit_code = _exit_code(report, settings)
+    return report
+
+
+def _exit_code(report: RunReport, settings: LoaderSettings) -> int:
+    if report.exit_code == EXIT_LOCKED:
+        return EXIT_LOCKED
+    if report.error or any(t.status == "failed" for t in report.topics):
+        return EXIT_FAILED
+    for topic in report.topics:
+        total = topic.records + topic.quarantined
+        if topic.quarantined and topic.quarantined / total > settings.max_bad_ratio:
+            return EXIT_BAD_RECORDS
+    return 0
+
+
+def _load(
+    settings: LoaderSettings, spark: SparkSession, store: StateStore, report: RunReport, console: Console
+) -> None:
+    log = CommitLog(store, add_partitions=lambda table, specs: add_partitions(spark, table, specs))
+    last_seq, saved = log.recover()
+    crash_point("after_recovery")
+
+    topics = list_topics(settings.bootstrap_servers, settings.include_topics, settings.exclude_topics)
+    registry = RegistryClient(settings.registry_url)
+    subjects = registry.subjects()
+    names, collisions = table_names([*topics, QUARANTINE_TABLE])
+    reports: dict[str, TopicReport] = {}
+    for collision in collisions:
+        for topic in collision.topics:
+            if topic != QUARANTINE_TABLE:
+                reports[topic] = TopicReport(topic, "failed", table=collision.table, reason=str(collision))
+    schemas: dict[str, SubjectSchemas] = {}
+    for topic in sorted(topics):
+        if topic in reports:
+            continue
+        found = registry.subject_schemas(f"{topic}-value") if f"{topic}-value" in subjects else None
+        if found is None:
+            reports[topic] = TopicReport(
+                topic, "skipped", reason=f"no schema registered for subject {topic}-value"
+            )
+            continue
+        schemas[topic] = found
+        reports[topic] = TopicReport(topic, "loaded", table=f"{settings.database}.{names[topic]}")
+
+    marks = watermarks(settings.bootstrap_servers, [(t, p) for t in schemas for p in range(topics[t])])
+    ranges = plan_ranges(saved, marks)
+    crash_point("after_plan")
+
+    raw = _read(spark, settings, ranges)
+    new_offsets = dict(saved)
+    staged: list[StagedTable] = []
+    with ExitStack() as cleanup, Progress(console=console, transient=True) as progress:
+        if raw is not None:
+            cleanup.callback(raw.unpersist)
+        task = progress.add_task("loading", total=len(schemas))
+        for topic, subject in schemas.items():
+            progress.update(task, description=f"loading {topic}")
+            topic_report = reports[topic]
+            topic_ranges = [r for r in ranges if r.topic == topic]
+            staged += _load_topic(
+                settings, spark, log, report.run_id, raw, subject, topic_ranges, topic_report
+            )
+            if topic_report.status != "failed":
+                new_offsets.update({(r.topic, r.partition): r.end for r in topic_ranges})
+            progress.advance(task)
+    report.topics = [reports[t] for t in sorted(reports)]
+    crash_point("after_staging")
+    if new_offsets != saved or staged:
+        log.commit(Manifest(last_seq + 1, report.run_id, new_offsets, staged))
+
+
+def _read(spark: SparkSession, settings: LoaderSettings, ranges: list[OffsetRange]) -> DataFrame | None:
+    """One read of every range, split or merged into a fixed number of tasks, kept for the topics' passes."""
+    tasks = task_count(ranges, settings.records_per_task, settings.task_pool_size)
+    if tasks == 0:
+        return None
+    frame = (
+        spark.read.format("kafka")
+        .option("kafka.bootstrap.servers", settings.bootstrap_servers)
+        .options(**kafka_source_options(ranges))
+        .option("minPartitions", str(tasks))
+        .load()
+    )
+    if frame.rdd.getNumPartitions() > tasks:
+        frame = frame.coalesce(tasks)  # many small partitions share a task instead of one task each
+    return frame.persist(StorageLevel.MEMORY_AND_DISK)
+
+
+def _load_topic(
+    settings: LoaderSettings,
+    spark: SparkSession,
+    log: CommitLog,
+    run_id: str,
+    raw: DataFrame | None,
+    subject: SubjectSchemas,
+    ranges: list[OffsetRange],
+    report: TopicReport,
+) -> list[StagedTable]:
+    started = time.monotonic()
+    topic = subject.subject.removesuffix("-value")
+    table = report.table or ""
+    report.partitions = len(ranges)
+    report.offsets = {r.partition: (r.start, r.end) for r in ranges}
+    report.lost = sum(r.lost for r in ranges)
+    if report.lost:
+        report.reason = f"{report.lost} record(s) deleted by retention before they were loaded"
+    to_read = sum(r.count for r in ranges)
+    source = raw.where(F.col("topic") == topic) if raw is not None and to_read else None
+    if source is None:
+        source = spark.createDataFrame(
+            [], "topic string, partition int, offset long, timestamp timestamp, key binary, value binary"
+        )
+    try:
+        decoded = decode(source, subject)
+        good = good_rows(decoded)
+        clash = sorted(set(METADATA_COLUMNS) & {f.name for f in good.schema.fields[: -len(METADATA_COLUMNS)]})
+        if clash:
+            raise ValueError(
+                f"field(s) {', '.join(clash)} clash with the loader's metadata columns; rename them"
+            )
+        data_schema = with_comments(good.schema, column_comments(subject.latest_schema))
+        state = ensure_table(spark, table, data_schema, settings.partition_granularity)
+        report.table_action = state.action
+        report.table_changes = [c.describe() for c in state.changes if c.kind != "kept_removed"]
+        crash_point("after_table_ready")
+        if not to_read:
+            report.status = "up to date"
+            return []
+        decoded = decoded.persist(StorageLevel.MEMORY_AND_DISK)
+        try:
+            counts = decoded.agg(
+                F.count(F.when(F.col("bad_reason").isNull(), 1)).alias("good"),
+                F.count(F.when(F.col("bad_reason").isNotNull(), 1)).alias("bad"),
+            ).first()
+            report.records, report.quarantined = int(counts["good"]), int(counts["bad"])
+            staged = [_stage(log, run_id, table, state.location, good_rows(decoded), settings)]
+            if report.quarantined:
+                staged.append(_stage_quarantine(spark, log, run_id, topic, bad_rows(decoded), settings))
+        finally:
+            decoded.unpersist()
+        return [s for s in staged if s.files]
+    except (UnrepresentableChange, ValueError) as exc:
+        report.status = "failed"
+        report.reason = f"{topic}: {exc}"
+        return []
+    except Exception as exc:  # one topic's failure must not stop the others
+        report.status = "failed"
+        report.reason = f"{topic}: {type(exc).__name__}: {str(exc).splitlines()[0][:500]}"
+        return []
+    finally:
+        report.seconds = round(time.monotonic() - started, 2)
+
+
+def _stage(
+    log: CommitLog,
+    run_id: str,
+    table: str,
+    location: str,
+    rows: DataFrame,
+    settings: LoaderSettings,
+    stage_name: str | None = None,
+    timestamp_column: str = "_kafka_timestamp",
+) -> StagedTable:
+    """Writes the rows as ORC files under the run's staging directory, partitioned like the table."""
+    directory = f"{log.staging_dir(run_id)}/{stage_name or table}"
+    granularity = settings.partition_granularity
+    partitioned = rows.withColumns(partition_values(F.col(timestamp_column), granularity))
+    partitioned.write.format("orc").partitionBy(*partition_columns(granularity)).mode("overwrite").save(
+        directory
+    )
+    files = log.store.list_files(directory)
+    moves = [(f, final_file_name(f, directory, location, run_id)) for f in files]
+    specs = {
+        tuple(sorted(partition_spec(posixpath.dirname(relative_to(f, directory))).items())) for f in files
+    }
+    return StagedTable(table, moves, [dict(spec) for spec in sorted(specs)])
+
+
+def _stage_quarantine(
+    spark: SparkSession, log: CommitLog, run_id: str, topic: str, rows: DataFrame, settings: LoaderSettings
+) -> StagedTable:
+    """Bad records go to the database's quarantine table, staged per topic so topics never overwrite
+    each other's staging."""
+    table = f"{settings.database}.{QUARANTINE_TABLE}"
+    rows = rows.withColumn("run_id", F.lit(run_id))
+    state = ensure_table(spark, table, rows.schema, settings.partition_granularity)
+    return _stage(log, run_id, table, state.location, rows, settings, f"{table}/{topic}", "timestamp")

@@ -1,0 +1,89 @@
+"""Which offsets a run loads: exactly [saved, end) of every partition, decided before anything is read.
+
+The end offsets are fixed here, from what Kafka said at the start of the run, and the same numbers are
+committed afterwards: records that arrive while the run works are left for the next run, never half-read.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+TopicPartition = tuple[str, int]
+
+
+@dataclass(frozen=True)
+class Watermarks:
+    """What Kafka holds for one partition: offsets [earliest, end)."""
+
+    earliest: int
+    end: int
+
+
+@dataclass(frozen=True)
+class OffsetRange:
+    """Records [start, end) of one partition, and what retention deleted before `start`."""
+
+    topic: str
+    partition: int
+    start: int
+    end: int
+    lost: int = 0
+
+    @property
+    def count(self) -> int:
+        return self.end - self.start
+
+
+def plan_ranges(
+    saved: Mapping[TopicPartition, int], watermarks: Mapping[TopicPartition, Watermarks]
+) -> list[OffsetRange]:
+    """One range per partition Kafka has now; new partitions start at the earliest offset Kafka holds.
+
+    A saved offset below the earliest one means retention deleted records before they were loaded: they
+    are counted as lost (never silently skipped). A saved offset above the end (a topic deleted and
+    recreated) restarts from the earliest offset and is counted as lost too, as far as it can be known.
+    """
+    ranges = []
+    for (topic, partition), marks in sorted(watermarks.items()):
+        start = saved.get((topic, partition), marks.earliest)
+        lost = 0
+        if start < marks.earliest:
+            lost = marks.earliest - start
+            start = marks.earliest
+        elif start > marks.end:
+            start = marks.earliest
+        ranges.append(OffsetRange(topic, partition, start, marks.end, lost))
+    return ranges
+
+
+def kafka_source_options(ranges: Iterable[OffsetRange]) -> dict[str, str]:
+    """Options for Spark's Kafka source reading exactly these ranges (numeric offsets, never `latest`)."""
+    to_read = [r for r in ranges if r.count > 0]
+    assign: dict[str, list[int]] = {}
+    starting: dict[str, dict[str, int]] = {}
+    ending: dict[str, dict[str, int]] = {}
+    for r in to_read:
+        assign.setdefault(r.topic, []).append(r.partition)
+        starting.setdefault(r.topic, {})[str(r.partition)] = r.start
+        ending.setdefault(r.topic, {})[str(r.partition)] = r.end
+    return {
+        "assign": json.dumps(assign, sort_keys=True),
+        "startingOffsets": json.dumps(starting, sort_keys=True),
+        "endingOffsets": json.dumps(ending, sort_keys=True),
+    }
+
+
+def task_count(ranges: Iterable[OffsetRange], records_per_task: int, pool_size: int) -> int:
+    """How many Spark tasks read the ranges: enough that none reads more than `records_per_task`
+    records, at least `pool_size` so the pool is used, and never one task per tiny partition.
+
+    Spark's Kafka source splits large partitions into offset sub-ranges when asked for more tasks than
+    partitions (`minPartitions`) and lets one task read one partition otherwise; this number is what it
+    is asked for.
+    """
+    total = sum(r.count for r in ranges)
+    if total == 0:
+        return 0
+    return max(pool_size, -(-total // records_per_task))

@@ -1,0 +1,78 @@
+"""The loader's view of a schema registry, through the Confluent REST API only.
+
+Any Confluent-compatible registry works. Schemas are asked for by subject, including soft-deleted
+versions: a message written with a version that was later soft-deleted must still be decoded.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from urllib.parse import quote
+
+import requests
+
+
+class RegistryUnavailable(RuntimeError):
+    """The registry did not answer as a registry should; nothing was loaded."""
+
+
+@dataclass(frozen=True)
+class SubjectSchemas:
+    """Every schema a topic's values were written with, and the one to project them onto."""
+
+    subject: str
+    latest_id: int
+    latest_schema: str
+    writer_schemas: dict[int, str]  # schema id -> schema text, soft-deleted versions included
+
+
+class RegistryClient:
+    def __init__(self, url: str, timeout_s: float = 30) -> None:
+        self.url = url.rstrip("/")
+        self.timeout_s = timeout_s
+        self.session = requests.Session()
+        self.session.headers["Accept"] = "application/vnd.schemaregistry.v1+json, application/json"
+
+    def _get(self, path: str, **params: str) -> object:
+        try:
+            response = self.session.get(f"{self.url}{path}", params=params, timeout=self.timeout_s)
+        except requests.RequestException as exc:
+            raise RegistryUnavailable(f"schema registry at {self.url} did not answer: {exc}") from exc
+        if response.status_code == 404:
+            return None
+        if response.status_code != 200:
+            raise RegistryUnavailable(
+                f"schema registry at {self.url} answered {response.status_code} to GET {path}: "
+                f"{response.text[:300]}"
+            )
+        try:
+            return response.json()
+        except ValueError as exc:
+            raise RegistryUnavailable(f"schema registry at {self.url} sent no JSON for GET {path}") from exc
+
+    def subjects(self) -> set[str]:
+        found = self._get("/subjects")
+        if not isinstance(found, list):
+            raise RegistryUnavailable(f"schema registry at {self.url} sent no subject list")
+        return {str(s) for s in found}
+
+    def subject_schemas(self, subject: str) -> SubjectSchemas | None:
+        """The subject's writer schemas and latest schema, or None when it has no live version."""
+        path = f"/subjects/{quote(subject, safe='')}"
+        latest = self._get(f"{path}/versions/latest")
+        if not isinstance(latest, dict):
+            return None
+        versions = self._get(f"{path}/versions", deleted="true") or []
+        writers: dict[int, str] = {}
+        for version in versions if isinstance(versions, list) else []:
+            found = self._get(f"{path}/versions/{int(version)}", deleted="true")
+            if isinstance(found, dict) and found.get("schemaType", "AVRO") == "AVRO":
+                writers[int(found["id"])] = _compact(found["schema"])
+        latest_schema = _compact(latest["schema"])
+        writers[int(latest["id"])] = latest_schema
+        return SubjectSchemas(subject, int(latest["id"]), latest_schema, writers)
+
+
+def _compact(schema: str) -> str:
+    return json.dumps(json.loads(schema), separators=(",", ":"))

@@ -1,0 +1,96 @@
+"""What a run did, per topic: printed as a table for people and written as JSON for machines."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from rich.console import Console
+from rich.table import Table
+
+TopicStatus = Literal["loaded", "up to date", "skipped", "failed"]
+
+EXIT_OK = 0
+EXIT_FAILED = 1  # a topic failed, or Kafka or the registry could not be reached
+EXIT_USAGE = 2
+EXIT_BAD_RECORDS = 3  # records were quarantined above the allowed ratio
+EXIT_LOCKED = 75  # another run holds the lock (EX_TEMPFAIL: try again later)
+
+
+@dataclass
+class TopicReport:
+    topic: str
+    status: TopicStatus
+    table: str | None = None
+    reason: str | None = None
+    partitions: int = 0
+    offsets: dict[int, tuple[int, int]] = field(default_factory=dict)  # partition -> [from, to)
+    records: int = 0
+    quarantined: int = 0
+    lost: int = 0
+    table_action: str | None = None  # created, evolved, unchanged
+    table_changes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+@dataclass
+class RunReport:
+    run_id: str
+    started: str
+    database: str
+    topics: list[TopicReport] = field(default_factory=list)
+    seconds: float = 0.0
+    exit_code: int = EXIT_OK
+    error: str | None = None
+
+    def to_json(self) -> str:
+        data = asdict(self)
+        for topic in data["topics"]:
+            topic["offsets"] = {str(p): list(r) for p, r in topic["offsets"].items()}
+        return json.dumps(data, indent=2)
+
+    def write_json(self, path: Path) -> None:
+        path.write_text(self.to_json() + "\n")
+
+
+def _offsets(topic: TopicReport) -> str:
+    if not topic.offsets:
+        return "-"
+    start = sum(r[0] for r in topic.offsets.values())
+    end = sum(r[1] for r in topic.offsets.values())
+    if len(topic.offsets) == 1:
+        return f"{start} → {end}"
+    return f"Σ {start} → {end}"
+
+
+def render(report: RunReport, console: Console) -> None:
+    table = Table(title=f"loader run {report.run_id} → database {report.database}", title_justify="left")
+    for column in ("topic", "table", "status", "partitions", "offsets", "records", "quarantined", "lost"):
+        table.add_column(
+            column, justify="right" if column in ("partitions", "records", "quarantined", "lost") else "left"
+        )
+    table.add_column("table change")
+    table.add_column("seconds", justify="right")
+    styles = {"loaded": "green", "up to date": "dim", "skipped": "yellow", "failed": "bold red"}
+    for topic in report.topics:
+        status = topic.status if topic.reason is None else f"{topic.status}: {topic.reason}"
+        change = topic.table_action or ""
+        if topic.table_changes:
+            change += " (" + "; ".join(topic.table_changes) + ")"
+        table.add_row(
+            topic.topic,
+            topic.table or "-",
+            f"[{styles[topic.status]}]{status}[/]",
+            str(topic.partitions),
+            _offsets(topic),
+            str(topic.records),
+            str(topic.quarantined),
+            str(topic.lost),
+            change,
+            f"{topic.seconds:.1f}",
+        )
+    console.print(table)
+    if report.error:
+        console.print(f"[bold red]error:[/] {report.error}")

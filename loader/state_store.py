@@ -1,0 +1,110 @@
+"""Files of the loader's state, through Hadoop's FileSystem API, so the same code runs on a local disk,
+HDFS or an object store: whatever the warehouse lives on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pyspark.sql import SparkSession
+
+
+@dataclass
+class StateStore:
+    """A directory tree under `root`, with the few operations the commit protocol needs."""
+
+    spark: SparkSession
+    root: str
+
+    def __post_init__(self) -> None:
+        jvm = self.spark._jvm
+        self._Path = jvm.org.apache.hadoop.fs.Path
+        self._conf = self.spark._jsc.hadoopConfiguration()
+        self._fs = self._Path(self.root).getFileSystem(self._conf)
+
+    def path(self, relative: str) -> str:
+        return self.root.rstrip("/") + "/" + relative.lstrip("/")
+
+    def _p(self, location: str):  # type: ignore[no-untyped-def]
+        return self._Path(location)
+
+    def _fs_for(self, location: str):  # type: ignore[no-untyped-def]
+        return self._p(location).getFileSystem(self._conf)
+
+    def exists(self, location: str) -> bool:
+        return bool(self._fs_for(location).exists(self._p(location)))
+
+    def mkdirs(self, location: str) -> None:
+        self._fs_for(location).mkdirs(self._p(location))
+
+    def list(self, location: str) -> list[str]:
+        """Full paths of the entries directly under `location` (empty when it does not exist)."""
+        if not self.exists(location):
+            return []
+        return sorted(
+            str(s.getPath().toString()) for s in self._fs_for(location).listStatus(self._p(location))
+        )
+
+    def list_files(self, location: str) -> list[str]:
+        """Every data file below `location`, recursively (Spark's `_SUCCESS` and hidden files left out)."""
+        if not self.exists(location):
+            return []
+        found = []
+        iterator = self._fs_for(location).listFiles(self._p(location), True)
+        while iterator.hasNext():
+            path = iterator.next().getPath()
+            if not path.getName().startswith(("_", ".")):
+                found.append(str(path.toString()))
+        return sorted(found)
+
+    def read_text(self, location: str) -> str:
+        stream = self._fs_for(location).open(self._p(location))
+        try:
+            reader = self.spark._jvm.java.io.BufferedReader(
+                self.spark._jvm.java.io.InputStreamReader(stream, "UTF-8")
+            )
+            lines = []
+            line = reader.readLine()
+            while line is not None:
+                lines.append(line)
+                line = reader.readLine()
+            return "\n".join(lines)
+        finally:
+            stream.close()
+
+    def write_text(self, location: str, text: str, overwrite: bool = False) -> None:
+        """Writes a whole file; with overwrite=False it fails when the file exists (an atomic create on
+        HDFS and local disks)."""
+        stream = self._fs_for(location).create(self._p(location), overwrite)
+        try:
+            stream.write(bytearray(text.encode("utf-8")))
+            stream.hsync() if hasattr(stream, "hsync") else stream.flush()
+        finally:
+            stream.close()
+
+    def publish(self, location: str, text: str) -> None:
+        """Makes a file appear whole or not at all: written under a temporary name, then renamed."""
+        temporary = f"{location}.tmp"
+        self.write_text(temporary, text, overwrite=True)
+        if not self._fs_for(location).rename(self._p(temporary), self._p(location)):
+            raise OSError(f"could not rename {temporary} to {location}")
+
+    def move(self, source: str, target: str) -> bool:
+        """Moves a file; False when it was already moved (source gone, target there), so it can be redone."""
+        fs = self._fs_for(source)
+        if not fs.exists(self._p(source)):
+            if fs.exists(self._p(target)):
+                return False
+            raise FileNotFoundError(f"neither {source} nor {target} exists: a committed file is missing")
+        fs.mkdirs(self._p(target).getParent())
+        if fs.exists(self._p(target)):
+            # A previous attempt copied it without removing the source (object stores): the target wins.
+            fs.delete(self._p(source), False)
+            return False
+        if not fs.rename(self._p(source), self._p(target)):
+            raise OSError(f"could not move {source} to {target}")
+        return True
+
+    def delete(self, location: str, recursive: bool = True) -> None:
+        fs = self._fs_for(location)
+        if fs.exists(self._p(location)):
+            fs.delete(self._p(location), recursive)
