@@ -36,8 +36,8 @@ _BRACKETS = re.compile(r"[\[\]{}]")
 
 
 def parse_bool(raw: str | None, default: bool = False, name: str = "flag") -> bool:
-    """Clients send true/True/TRUE and false/False; anything else is a client error."""
-    if raw is None or raw == "":
+    """Clients send true/True/TRUE and false/False; anything else (even empty) is a client error."""
+    if raw is None:
         return default
     lowered = raw.strip().lower()
     if lowered == "true":
@@ -48,8 +48,8 @@ def parse_bool(raw: str | None, default: bool = False, name: str = "flag") -> bo
 
 
 def parse_int(raw: str | None, default: int, name: str) -> int:
-    """A 64-bit-safe integer query parameter (offset, limit)."""
-    if raw is None or raw == "":
+    """A range-checked integer query parameter (offset, limit); empty is a client error."""
+    if raw is None:
         return default
     try:
         value = int(raw)

@@ -82,12 +82,12 @@ def test_negative_and_huge_versions_are_42202(client: FlaskClient, version: str)
     assert_error(client.delete(f"/subjects/v-value/versions/{version}"), 422, 42202)
 
 
-@pytest.mark.parametrize("flag", ["maybe", "yes please", "2", "1", "null"])
+@pytest.mark.parametrize("flag", ["maybe", "yes please", "2", "1", "null", ""])
 def test_unparseable_boolean_flags_are_400(client: FlaskClient, flag: str) -> None:
     assert_error(client.get(f"/subjects?deleted={flag}"), 400, 400)
 
 
-@pytest.mark.parametrize("query", ["offset=-1", "limit=-2", "offset=x", "limit=99999999999"])
+@pytest.mark.parametrize("query", ["offset=-1", "limit=-2", "offset=x", "limit=99999999999", "offset="])
 def test_bad_pagination_is_400(client: FlaskClient, query: str) -> None:
     assert_error(client.get(f"/subjects?{query}"), 400, 400)
 
