@@ -1,0 +1,121 @@
+"""What the loader's integration tests share: producing real Confluent-framed Avro, running the job
+(in this process on the session's Spark, or as a `loader run` subprocess), and reading tables back."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import uuid
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from confluent_kafka import Producer
+from confluent_kafka.schema_registry import SchemaRegistryClient
+from confluent_kafka.schema_registry.avro import AvroSerializer
+from confluent_kafka.serialization import MessageField, SerializationContext
+from pyspark.sql import SparkSession
+
+from loader import job
+from loader.config import LoaderSettings
+from loader.report import RunReport
+from tests.fixtures.kafka import KafkaBroker
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def record_schema(name: str, fields: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"type": "record", "name": name, "namespace": "com.example", "fields": fields}
+
+
+@dataclass
+class Harness:
+    kafka: KafkaBroker
+    registry_url: str
+    warehouse: Path
+    database: str = field(default_factory=lambda: f"db_{uuid.uuid4().hex[:8]}")
+    # Topics of this test start with it, and its runs load only those: tests share one broker.
+    prefix: str = field(default_factory=lambda: f"t{uuid.uuid4().hex[:8]}")
+
+    def settings(self, **overrides: Any) -> LoaderSettings:
+        base = LoaderSettings(
+            bootstrap_servers=self.kafka.bootstrap,
+            registry_url=self.registry_url,
+            warehouse=str(self.warehouse),
+            database=self.database,
+            partition_granularity="day",
+            task_pool_size=2,
+            include_topics=f"{self.prefix}.*",
+        )
+        return replace(base, **overrides)
+
+    def topic(self, partitions: int = 1, prefix: str = "events") -> str:
+        return self.kafka.create_topic(
+            f"{self.prefix}.{prefix}.{uuid.uuid4().hex[:8]}", partitions=partitions
+        )
+
+    def produce(
+        self, topic: str, schema: dict[str, Any], records: list[dict[str, Any]], partition: int | None = None
+    ) -> None:
+        """Produces like an application does: AvroSerializer, registering the schema on first use."""
+        client = SchemaRegistryClient({"url": self.registry_url})
+        serialize = AvroSerializer(client, json.dumps(schema))
+        context = SerializationContext(topic, MessageField.VALUE)
+        producer = Producer({"bootstrap.servers": self.kafka.bootstrap})
+        for i, record in enumerate(records):
+            target = partition if partition is not None else i % self.partitions_of(topic)
+            producer.produce(topic, value=serialize(record, context), partition=target)
+        assert producer.flush(30) == 0
+
+    def produce_raw(self, topic: str, values: list[bytes | None], partition: int = 0) -> None:
+        producer = Producer({"bootstrap.servers": self.kafka.bootstrap})
+        for value in values:
+            producer.produce(topic, value=value, partition=partition)
+        assert producer.flush(30) == 0
+
+    def partitions_of(self, topic: str) -> int:
+        return len(self.kafka.admin().list_topics(topic, timeout=10).topics[topic].partitions)
+
+    def run(self, spark: SparkSession, **overrides: Any) -> RunReport:
+        return job.run(self.settings(**overrides), spark)
+
+    def run_cli(
+        self, *args: str, env: dict[str, str] | None = None, timeout: float = 300
+    ) -> subprocess.CompletedProcess[str]:
+        """`loader run` in its own process and JVM, as cron starts it."""
+        command = [
+            sys.executable, "-m", "loader.cli", "run",
+            "--bootstrap-servers", self.kafka.bootstrap,
+            "--registry-url", self.registry_url,
+            "--warehouse", str(self.warehouse),
+            "--database", self.database,
+            "--partition-granularity", "day",
+            "--include-topics", f"{self.prefix}.*",
+            *args,
+        ]  # fmt: skip
+        return subprocess.run(
+            command, env={**os.environ, **(env or {})}, capture_output=True, text=True, timeout=timeout,
+            cwd=REPO_ROOT,
+        )  # fmt: skip
+
+    def query_cli(self, sql: str) -> list[dict[str, Any]]:
+        """Runs SQL in a separate Spark application on this harness's warehouse and metastore."""
+        code = textwrap.dedent(
+            f"""
+            import json
+            from loader.spark_session import SparkSettings, build_spark_session
+            settings = SparkSettings(warehouse_dir={str(self.warehouse)!r}, master="local[1]")
+            spark = build_spark_session(settings)
+            rows = [r.asDict(recursive=True) for r in spark.sql({sql!r}).collect()]
+            print("ROWS=" + json.dumps(rows, default=str))
+            """
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=REPO_ROOT
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        line = next(line for line in done.stdout.splitlines() if line.startswith("ROWS="))
+        return json.loads(line.removeprefix("ROWS="))

@@ -1,0 +1,209 @@
+"""One run of the load, end to end: a real broker, the registry over HTTP, Spark with a Hive metastore."""
+
+from __future__ import annotations
+
+import struct
+from datetime import UTC, datetime
+
+import pytest
+from pyspark.sql import SparkSession
+
+from loader.report import EXIT_BAD_RECORDS, EXIT_FAILED
+from tests.loader.harness import Harness, record_schema
+
+pytestmark = pytest.mark.integration
+
+V1 = record_schema("PageView", [
+    {"name": "member_id", "type": "int", "doc": "Who viewed the page."},
+    {"name": "url", "type": "string", "doc": "The page's path."},
+])  # fmt: skip
+V2 = record_schema("PageView", [
+    {"name": "member_id", "type": "long", "doc": "Who viewed the page."},
+    {"name": "url", "type": "string", "doc": "The page's path."},
+    {"name": "referrer", "type": ["null", "string"], "default": None, "doc": "Where the member came from."},
+])  # fmt: skip
+V3 = record_schema("PageView", [
+    {"name": "member_id", "type": "long", "doc": "Who viewed the page."},
+    {"name": "url", "type": "string", "doc": "The page's path."},
+    {"name": "referrer", "type": ["null", "string"], "default": None, "doc": "Where the member came from."},
+    {"name": "viewed_at", "type": {"type": "long", "logicalType": "timestamp-millis"}, "default": 0},
+    {"name": "price", "type": {"type": "bytes", "logicalType": "decimal", "precision": 9, "scale": 2},
+     "default": "\u0000"},
+])  # fmt: skip
+VIEWED_AT = datetime(2026, 11, 23, 8, 30, tzinfo=UTC)
+
+
+def v(version: int, i: int) -> dict:
+    record: dict = {"member_id": i, "url": f"/p/{i}"}
+    if version >= 2:
+        record["referrer"] = f"/r/{i}"
+    if version >= 3:
+        record["viewed_at"] = VIEWED_AT
+        record["price"] = __import__("decimal").Decimal("12.34")
+    return record
+
+
+def rows(spark: SparkSession, table: str) -> list[dict]:
+    spark.catalog.refreshTable(table)
+    result = spark.sql(f"SELECT * FROM {table} ORDER BY _kafka_partition, _kafka_offset").collect()
+    return [row.asDict() for row in result]
+
+
+def test_three_interleaved_versions_are_projected_onto_the_latest(
+    harness: Harness, spark: SparkSession
+) -> None:
+    topic = harness.topic(partitions=2)
+    for i in range(6):  # v1, v2, v3, v1, v2, v3 ... on alternating partitions
+        version = i % 3 + 1
+        harness.produce(topic, {1: V1, 2: V2, 3: V3}[version], [v(version, i)], partition=i % 2)
+
+    report = harness.run(spark)
+
+    assert report.exit_code == 0, report
+    [topic_report] = [t for t in report.topics if t.topic == topic]
+    assert (topic_report.status, topic_report.records, topic_report.table_action) == ("loaded", 6, "created")
+    table = topic_report.table
+    got = rows(spark, table)
+    assert len(got) == 6
+    by_member = {row["member_id"]: row for row in got}
+    # v1 records: the added fields read their defaults; the widened id is a bigint.
+    assert by_member[0]["referrer"] is None
+    assert by_member[0]["viewed_at"] == datetime(1970, 1, 1)
+    assert str(by_member[0]["price"]) == "0.00"
+    assert by_member[1]["referrer"] == "/r/1"
+    assert by_member[2]["viewed_at"] == VIEWED_AT.replace(tzinfo=None)  # UTC session time zone
+    assert str(by_member[2]["price"]) == "12.34"
+    types = dict(spark.table(table).dtypes)
+    assert types["member_id"] == "bigint"
+    assert types["viewed_at"] == "timestamp"
+    assert types["price"] == "decimal(9,2)"
+    assert {types[c] for c in ("_kafka_partition", "_kafka_offset", "_kafka_timestamp", "_schema_id")} == {
+        "int",
+        "bigint",
+        "timestamp",
+    }
+    comments = {r["col_name"]: r["comment"] for r in spark.sql(f"DESCRIBE TABLE {table}").collect()}
+    assert comments["member_id"] == "Who viewed the page."
+    assert sorted((r["_kafka_partition"], r["_kafka_offset"]) for r in got) == [
+        (p, o) for p in (0, 1) for o in range(3)
+    ]
+    assert len({r["_schema_id"] for r in got}) == 3
+    assert {r["dt"] for r in got} == {datetime.now(UTC).strftime("%Y-%m-%d")}
+
+
+def test_second_run_loads_only_what_arrived_and_an_empty_run_changes_nothing(
+    harness: Harness, spark: SparkSession
+) -> None:
+    topic = harness.topic()
+    harness.produce(topic, V1, [v(1, i) for i in range(3)])
+    first = harness.run(spark)
+    [first_topic] = [t for t in first.topics if t.topic == topic]
+    assert first_topic.records == 3
+
+    harness.produce(topic, V2, [v(2, i) for i in range(3, 5)])
+    second = harness.run(spark)
+    [second_topic] = [t for t in second.topics if t.topic == topic]
+    assert (second_topic.records, second_topic.offsets) == (2, {0: (3, 5)})
+    assert second_topic.table_action == "evolved"
+    assert second_topic.table_changes == [
+        "widened column member_id int -> bigint",
+        "added column referrer string",
+    ]
+
+    third = harness.run(spark)
+    [third_topic] = [t for t in third.topics if t.topic == topic]
+    assert (third_topic.status, third_topic.records, third_topic.offsets) == ("up to date", 0, {0: (5, 5)})
+    got = rows(spark, first_topic.table)
+    assert [r["_kafka_offset"] for r in got] == [0, 1, 2, 3, 4]
+    assert [r["referrer"] for r in got] == [None, None, None, "/r/3", "/r/4"]
+
+
+def test_new_topic_and_new_partition_are_picked_up_without_configuration(
+    harness: Harness, spark: SparkSession
+) -> None:
+    first_topic = harness.topic()
+    harness.produce(first_topic, V1, [v(1, 0)])
+    harness.run(spark)
+
+    from confluent_kafka.admin import NewPartitions
+
+    admin = harness.kafka.admin()
+    for future in admin.create_partitions([NewPartitions(first_topic, 2)]).values():
+        future.result(timeout=30)
+    harness.produce(first_topic, V1, [v(1, 1)], partition=1)
+    second_topic = harness.topic()
+    harness.produce(second_topic, V1, [v(1, 7)])
+
+    report = harness.run(spark)
+    loaded = {t.topic: t for t in report.topics if t.topic in (first_topic, second_topic)}
+    assert loaded[first_topic].offsets == {0: (1, 1), 1: (0, 1)}
+    assert loaded[first_topic].records == 1
+    assert (loaded[second_topic].records, loaded[second_topic].table_action) == (1, "created")
+    assert [r["member_id"] for r in rows(spark, loaded[second_topic].table)] == [7]
+
+
+def test_topics_without_a_schema_are_skipped_with_the_reason(harness: Harness, spark: SparkSession) -> None:
+    topic = harness.topic(prefix="raw")
+    harness.produce_raw(topic, [b"not avro"])
+    report = harness.run(spark)
+    [skipped] = [t for t in report.topics if t.topic == topic]
+    assert (skipped.status, skipped.reason) == ("skipped", f"no schema registered for subject {topic}-value")
+    assert report.exit_code == 0
+
+
+def test_topic_names_colliding_after_mapping_are_refused(harness: Harness, spark: SparkSession) -> None:
+    dotted = harness.kafka.create_topic(f"{harness.prefix}.page.views")
+    dashed = harness.kafka.create_topic(f"{harness.prefix}-page-views")
+    for topic in (dotted, dashed):
+        harness.produce(topic, V1, [v(1, 0)])
+    report = harness.run(spark)
+    failed = {t.topic: t for t in report.topics if t.topic in (dotted, dashed)}
+    assert {t.status for t in failed.values()} == {"failed"}
+    assert f"all map to table '{harness.prefix}_page_views'" in failed[dotted].reason
+    assert report.exit_code == EXIT_FAILED
+    assert not spark.catalog.tableExists(f"{harness.database}.{harness.prefix}_page_views")
+
+
+def test_bad_records_are_quarantined_and_never_block_good_ones(harness: Harness, spark: SparkSession) -> None:
+    topic = harness.topic()
+    harness.produce(topic, V1, [v(1, 0)])
+    first = next(t for t in harness.run(spark).topics if t.topic == topic)  # loads the good record
+    harness.produce_raw(
+        topic,
+        [
+            b"\x01" + struct.pack(">I", 1) + b"\x02",  # wrong magic byte
+            b"\x00" + struct.pack(">I", 2_000_000) + b"\x02",  # schema id of no version of the subject
+            b"\x00\x00",  # shorter than the header
+            None,  # a tombstone
+        ],
+    )
+    harness.produce(topic, V1, [v(1, 5)])
+    from confluent_kafka.schema_registry import SchemaRegistryClient
+
+    latest_id = (
+        SchemaRegistryClient({"url": harness.registry_url}).get_latest_version(f"{topic}-value").schema_id
+    )
+    harness.produce_raw(
+        topic, [b"\x00" + struct.pack(">I", latest_id) + b"\xff\xff\xff\xff\xff\xff\xff\xff\xff"]
+    )
+
+    report = harness.run(spark)
+    [loaded] = [t for t in report.topics if t.topic == topic]
+    assert (loaded.records, loaded.quarantined) == (1, 5)
+    assert report.exit_code == EXIT_BAD_RECORDS
+    quarantine = spark.sql(
+        f"SELECT offset, schema_id, reason, value FROM {harness.database}.loader_quarantine "
+        f"WHERE topic = '{topic}' ORDER BY offset"
+    ).collect()
+    assert [(r["offset"], r["schema_id"], r["reason"]) for r in quarantine] == [
+        (1, None, "wrong magic byte 1 (expected 0)"),
+        (2, 2_000_000, f"schema id 2000000 is not a version of subject {topic}-value"),
+        (3, None, "message is shorter than the 5-byte Confluent header"),
+        (4, None, "message has no value (a tombstone)"),
+        (6, latest_id, f"body does not decode with writer schema id {latest_id}"),
+    ]
+    assert bytes(quarantine[0]["value"]) == b"\x01" + struct.pack(">I", 1) + b"\x02"
+    assert [r["_kafka_offset"] for r in rows(spark, first.table)] == [0, 5]
+    # Quarantined offsets are committed too: the next run does not see them again.
+    again = next(t for t in harness.run(spark).topics if t.topic == topic)
+    assert (again.status, again.quarantined) == ("up to date", 0)
