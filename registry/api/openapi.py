@@ -75,7 +75,13 @@ def op(summary: str, params: list[Obj], resp: Obj, request_body: Obj | None = No
     return out
 
 
-SUBJECT = param("subject", "path", {"type": "string", "minLength": 1, "maxLength": 255})
+#: Printable text, not blank, no control characters (the server answers 42208 otherwise).
+SUBJECT_PATTERN = (
+    r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+)
+SUBJECT = param(
+    "subject", "path", {"type": "string", "minLength": 1, "maxLength": 255, "pattern": SUBJECT_PATTERN}
+)
 VERSION = param("version", "path", {"type": "string", "pattern": r"^(latest|-1|[1-9][0-9]{0,8})$"})
 SCHEMA_ID = param("id", "path", {"type": "integer", "minimum": 1, "maximum": MAX_INT32})
 PAGE = [
