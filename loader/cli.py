@@ -90,11 +90,20 @@ def run(config: Path | None, report_json: Path | None, **flags: Any) -> None:
     """
     settings = _settings(config, **flags)
     console = Console(stderr=True)
+    from loader.lock import LockHeld, RunLock
+
+    lock = RunLock(settings.state_location)
+    if lock.is_local:
+        try:
+            lock.acquire()
+        except LockHeld as held:
+            console.print(f"[yellow]not started:[/] {held}")
+            sys.exit(EXIT_LOCKED)
     from loader import job
 
     spark = job.spark_for(settings)
     try:
-        report = job.run(settings, spark, console)
+        report = job.run(settings, spark, console, lock)
     finally:
         spark.stop()
     if report.exit_code == EXIT_LOCKED:

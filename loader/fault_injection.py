@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 
 CRASH_POINTS = (
     "after_recovery",
@@ -21,6 +22,10 @@ CRASH_POINTS = (
 
 
 def crash_point(name: str) -> None:
-    """Kills this process at once (no cleanup, like `kill -9`) when LOADER_CRASH_AT names this point."""
+    """Kills this process at once (no cleanup, like `kill -9`) when LOADER_CRASH_AT names this point;
+    sleeps there when LOADER_PAUSE_AT is `<point>:<seconds>` (to hold a run in place for a test)."""
     if os.environ.get("LOADER_CRASH_AT") == name:
         os.kill(os.getpid(), signal.SIGKILL)
+    point, _, seconds = os.environ.get("LOADER_PAUSE_AT", "").partition(":")
+    if point == name:
+        time.sleep(float(seconds or 0))

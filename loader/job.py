@@ -59,20 +59,27 @@ def spark_for(settings: LoaderSettings) -> SparkSession:
     return spark
 
 
-def run(settings: LoaderSettings, spark: SparkSession, console: Console | None = None) -> RunReport:
-    """Runs the load once; never raises for a topic's trouble, which goes into the report instead."""
+def run(
+    settings: LoaderSettings, spark: SparkSession, console: Console | None = None, lock: RunLock | None = None
+) -> RunReport:
+    """Runs the load once; never raises for a topic's trouble, which goes into the report instead.
+
+    `lock` may come already held (the CLI takes a local lock before starting Spark); it is released here.
+    """
     console = console or Console(stderr=True)
     started = time.monotonic()
     run_id = datetime.now(UTC).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8]
     report = RunReport(run_id=run_id, started=datetime.now(UTC).isoformat(), database=settings.database)
     store = StateStore(spark, settings.state_location)
-    lock = RunLock(store)
-    try:
-        lock.acquire()
-    except LockHeld as held:
-        report.error = str(held)
-        report.exit_code = EXIT_LOCKED
-        return report
+    lock = lock or RunLock(settings.state_location, store)
+    lock.store = store
+    if not lock.held:
+        try:
+            lock.acquire()
+        except LockHeld as held:
+            report.error = str(held)
+            report.exit_code = EXIT_LOCKED
+            return report
     try:
         _load(settings, spark, store, report, console)
     except (KafkaUnavailable, RegistryUnavailable) as exc:

@@ -26,13 +26,29 @@ class LockHeld(RuntimeError):
 
 @dataclass
 class RunLock:
-    store: StateStore
+    """The lock of one state directory; a local one is taken without Spark, so a second run started
+    by cron exits before it pays for starting a JVM."""
+
+    state_location: str
+    store: StateStore | None = None  # needed only for a state directory on HDFS or an object store
     _handle: IO[str] | None = None
     _remote_path: str | None = None
 
+    @property
+    def location(self) -> str:
+        return self.state_location.rstrip("/") + "/lock"
+
+    @property
+    def is_local(self) -> bool:
+        return _local_path(self.location) is not None
+
+    @property
+    def held(self) -> bool:
+        return self._handle is not None or self._remote_path is not None
+
     def acquire(self) -> None:
         owner = json.dumps({"host": socket.gethostname(), "pid": os.getpid(), "since": time.time()})
-        location = self.store.path("lock")
+        location = self.location
         local = _local_path(location)
         if local is not None:
             local.parent.mkdir(parents=True, exist_ok=True)
@@ -50,6 +66,8 @@ class RunLock:
             handle.flush()
             self._handle = handle
             return
+        if self.store is None:
+            raise ValueError(f"a lock on {location} needs the Hadoop file system (a StateStore)")
         try:
             self.store.write_text(location, owner, overwrite=False)
         except Exception as exc:  # the JVM says FileAlreadyExistsException
@@ -63,7 +81,7 @@ class RunLock:
             fcntl.flock(self._handle, fcntl.LOCK_UN)
             self._handle.close()
             self._handle = None
-        if self._remote_path is not None:
+        if self._remote_path is not None and self.store is not None:
             self.store.delete(self._remote_path, recursive=False)
             self._remote_path = None
 

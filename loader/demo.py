@@ -1,0 +1,161 @@
+"""The quickstart's demo: the example schemas registered, events produced with two versions of each, one
+load, and the resulting tables shown through Spark SQL (old records projected onto the new schema).
+
+    python -m loader.demo --bootstrap-servers HOST:PORT --registry-url URL --warehouse DIR
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import uuid
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import click
+from confluent_kafka import Producer
+from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka.schema_registry import SchemaRegistryClient
+from confluent_kafka.schema_registry.avro import AvroSerializer
+from confluent_kafka.serialization import MessageField, SerializationContext
+from rich.console import Console
+
+from loader import job
+from loader.config import LoaderSettings
+from loader.report import render
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+EVENTS_PER_VERSION = 50
+SHOWN_COLUMNS = {
+    "page_view": "member_id, page_key, device.kind AS device, referrer, load_time_ms",
+    "search": "query, vertical, result_count, member_id",
+    "ad_click": "click_id, cost, currency, placement",
+}
+ROWS_PER_VERSION = 3
+
+
+def rows_of_each_version(table: str, columns: str) -> str:
+    """SQL for the first few rows written with each schema id, so old and new sit side by side."""
+    return (
+        f"SELECT _schema_id, {columns} FROM (SELECT *, row_number() OVER "
+        "(PARTITION BY _schema_id ORDER BY _kafka_timestamp, _kafka_partition, _kafka_offset) AS n "
+        f"FROM {table}) "
+        f"WHERE n <= {ROWS_PER_VERSION} ORDER BY _schema_id, n"
+    )
+
+
+def _event(topic: str, version: int, rng: random.Random, now: datetime) -> dict[str, Any]:
+    """A plausible event of the topic, as a producer on schema `version` (1 = previous, 2 = current) makes."""
+    at = now - timedelta(seconds=rng.randint(0, 3600))
+    if topic == "page_view":
+        event: dict[str, Any] = {
+            "member_id": rng.randint(1, 10_000),
+            "page_key": rng.choice(["feed", "profile", "jobs", "messaging"]),
+            "url": f"/{rng.choice(['feed', 'in/someone', 'jobs/view/42'])}",
+            "viewed_at": at,
+            "device": {"kind": rng.choice(["DESKTOP", "MOBILE", "TABLET"]), "user_agent": "Mozilla/5.0"},
+        }
+        if version == 2:
+            event |= {
+                "referrer": rng.choice([None, "https://www.example.com/"]),
+                "load_time_ms": rng.randint(40, 900),
+            }
+        return event
+    if topic == "search":
+        return {
+            "search_id": uuid.UUID(int=rng.getrandbits(128)).hex,
+            "member_id": rng.choice([None, rng.randint(1, 10_000)]),
+            "query": rng.choice(["data engineer", "kafka", "avro schema", "spark jobs"]),
+            "vertical": rng.choice(["ALL", "PEOPLE", "JOBS"]),
+            "filters": {"location": "remote"} if rng.random() < 0.3 else {},
+            "result_count": rng.randint(0, 5000) * (1 if version == 1 else 1_000_000),
+            "searched_at": at,
+        }
+    event = {
+        "click_id": uuid.UUID(int=rng.getrandbits(128)).hex,
+        "member_id": rng.randint(1, 10_000),
+        "campaign_id": rng.randint(100, 120),
+        "creative_id": rng.randint(1000, 1100),
+        "placement": rng.choice(["FEED", "SIDEBAR", "SEARCH"]),
+        "cost": Decimal(rng.randint(10, 500)) / Decimal(100),
+        "clicked_at": at,
+    }
+    if version == 2:
+        event["currency"] = rng.choice(["USD", "EUR"])
+    return event
+
+
+def produce_examples(bootstrap_servers: str, registry_url: str, console: Console) -> list[str]:
+    """Creates the example topics and produces events with the previous, then the current, schema."""
+    topics = sorted(
+        path.stem for path in (REPO_ROOT / "schemas").glob("*.avsc") if not path.stem.endswith(".key")
+    )
+    admin = AdminClient({"bootstrap.servers": bootstrap_servers})
+    existing = admin.list_topics(timeout=30).topics
+    new = [NewTopic(t, num_partitions=3, replication_factor=1) for t in topics if t not in existing]
+    for future in admin.create_topics(new).values() if new else []:
+        future.result(timeout=30)
+    registry = SchemaRegistryClient({"url": registry_url})
+    producer = Producer({"bootstrap.servers": bootstrap_servers, "enable.idempotence": True})
+    rng = random.Random(7)
+    now = datetime.now(UTC)
+    for topic in topics:
+        context = SerializationContext(topic, MessageField.VALUE)
+        versions = [
+            REPO_ROOT / "examples" / "previous-schemas" / f"{topic}.avsc",
+            REPO_ROOT / "schemas" / f"{topic}.avsc",
+        ]
+        for version, path in enumerate(versions, start=1):
+            serialize = AvroSerializer(registry, path.read_text())  # registers the version on first use
+            for _ in range(EVENTS_PER_VERSION):
+                producer.produce(topic, value=serialize(_event(topic, version, rng, now), context))
+            producer.flush(30)
+        latest = registry.get_latest_version(f"{topic}-value")
+        console.print(
+            f"produced {2 * EVENTS_PER_VERSION} events to [bold]{topic}[/] with 2 schema versions "
+            f"(subject {topic}-value is at version {latest.version}, schema id {latest.schema_id})"
+        )
+    if producer.flush(30):
+        raise RuntimeError("some events were not delivered to Kafka")
+    return topics
+
+
+@click.command()
+@click.option("--bootstrap-servers", required=True)
+@click.option("--registry-url", required=True)
+@click.option("--warehouse", required=True)
+@click.option("--database", default="kafka", show_default=True)
+def main(bootstrap_servers: str, registry_url: str, warehouse: str, database: str) -> None:
+    """Register, produce, load, show."""
+    console = Console()
+    topics = produce_examples(bootstrap_servers, registry_url, console)
+    settings = LoaderSettings(
+        bootstrap_servers=bootstrap_servers,
+        registry_url=registry_url,
+        warehouse=str(Path(warehouse).absolute()),
+        database=database,
+        include_topics="|".join(topics),
+    )
+    console.print(f"\n[bold]loader run[/] (warehouse {settings.warehouse})")
+    spark = job.spark_for(settings)
+    try:
+        report = job.run(settings, spark, console)
+        render(report, Console(width=200))
+        for topic in topics:
+            table = f"{database}.{topic}"
+            console.print(
+                f"\n[bold]{table}[/]: rows written with the previous schema (lower schema id) read with the "
+                "latest one; fields added since read their defaults"
+            )
+            frame = spark.sql(rows_of_each_version(table, SHOWN_COLUMNS[topic]))
+            console.print(frame._jdf.showString(2 * ROWS_PER_VERSION, 40, False))
+            console.print(f"({spark.table(table).count()} rows in all)")
+    finally:
+        spark.stop()
+    sys.exit(report.exit_code)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,111 @@
+"""`loader run` as cron starts it, in its own process: the run lock, and `kill -9` at every step of the
+commit protocol followed by a re-run, after which every record is in the table exactly once."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from loader.fault_injection import CRASH_POINTS
+from loader.kafka_metadata import watermarks
+from loader.report import EXIT_LOCKED
+from tests.loader.harness import REPO_ROOT, Harness, record_schema
+
+pytestmark = pytest.mark.integration
+
+EVENT = record_schema("Click", [
+    {"name": "n", "type": "long", "doc": "Sequence number of the click."},
+    {"name": "target", "type": "string", "doc": "What was clicked."},
+])  # fmt: skip
+
+
+def start_cli(harness: Harness, env: dict[str, str]) -> subprocess.Popen[str]:
+    command = [
+        sys.executable, "-m", "loader.cli", "run",
+        "--bootstrap-servers", harness.kafka.bootstrap, "--registry-url", harness.registry_url,
+        "--warehouse", str(harness.warehouse), "--database", harness.database,
+        "--partition-granularity", "day", "--include-topics", f"{harness.prefix}.*",
+    ]  # fmt: skip
+    return subprocess.Popen(
+        command,
+        env={**os.environ, **env},
+        cwd=REPO_ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def lock_file(harness: Harness) -> Path:
+    return harness.warehouse / "_loader_state" / harness.database / "lock"
+
+
+def test_a_second_run_exits_at_once_while_the_first_holds_the_lock(cli_harness: Harness) -> None:
+    topic = cli_harness.topic()
+    cli_harness.produce(topic, EVENT, [{"n": i, "target": "a"} for i in range(3)])
+    first = start_cli(cli_harness, {"LOADER_PAUSE_AT": "after_recovery:25"})
+    try:
+        deadline = time.monotonic() + 120
+        while not (lock_file(cli_harness).exists() and lock_file(cli_harness).read_text().strip()):
+            assert first.poll() is None, first.communicate()
+            assert time.monotonic() < deadline, "the first run never took the lock"
+            time.sleep(0.2)
+        assert json.loads(lock_file(cli_harness).read_text())["pid"] == first.pid
+
+        started = time.monotonic()
+        second = cli_harness.run_cli()
+        assert second.returncode == EXIT_LOCKED
+        assert "not started: another loader run holds the lock" in second.stderr
+        assert time.monotonic() - started < 20  # it did not wait for the first, nor start Spark
+        assert first.poll() is None  # the first is still at work
+    finally:
+        out, err = first.communicate(timeout=300)
+    assert first.returncode == 0, err[-3000:]
+    assert topic in out
+
+
+def test_killed_at_every_step_and_rerun_loads_every_record_exactly_once(cli_harness: Harness) -> None:
+    topic = cli_harness.topic(partitions=2)
+    produced = 0
+    kills = 0
+
+    def produce(count: int) -> None:
+        nonlocal produced
+        cli_harness.produce(
+            topic, EVENT, [{"n": produced + i, "target": f"t{produced + i}"} for i in range(count)]
+        )
+        produced += count
+
+    for point in CRASH_POINTS:
+        produce(4)
+        done = cli_harness.run_cli(env={"LOADER_CRASH_AT": point})
+        assert done.returncode == -signal.SIGKILL, f"{point}: {done.returncode}\n{done.stderr[-2000:]}"
+        kills += 1
+    for delay in (4.0, 9.0, 14.0):  # kill -9 from outside, wherever the run happens to be
+        produce(4)
+        process = start_cli(cli_harness, {})
+        time.sleep(delay)
+        if process.poll() is None:
+            process.send_signal(signal.SIGKILL)
+            kills += 1
+        process.communicate(timeout=120)
+
+    final = cli_harness.run_cli()
+    assert final.returncode == 0, final.stderr[-3000:]
+    assert kills >= 12
+
+    table = f"{cli_harness.database}.{topic.replace('.', '_').lower()}"
+    loaded = cli_harness.query_cli(f"SELECT _kafka_partition AS p, _kafka_offset AS o, n FROM {table}")
+    pairs = sorted((row["p"], row["o"]) for row in loaded)
+    assert len(pairs) == len(set(pairs)), "a record was loaded twice"
+    ends = watermarks(cli_harness.kafka.bootstrap, [(topic, 0), (topic, 1)])
+    expected = sorted((p, o) for p in (0, 1) for o in range(ends[(topic, p)].earliest, ends[(topic, p)].end))
+    assert pairs == expected, "a record was lost or made up"
+    assert sorted(row["n"] for row in loaded) == list(range(produced))
