@@ -21,15 +21,6 @@ if TYPE_CHECKING:
 __all__ = ["check", "push"]
 
 USAGE_ERROR = 2
-LEVELS = (
-    "NONE",
-    "BACKWARD",
-    "BACKWARD_TRANSITIVE",
-    "FORWARD",
-    "FORWARD_TRANSITIVE",
-    "FULL",
-    "FULL_TRANSITIVE",
-)
 
 PATHS = click.argument("paths", nargs=-1, type=click.Path(path_type=Path, dir_okay=False))
 SCHEMAS_DIR = click.option(
@@ -100,10 +91,10 @@ def _client(registry_url: str | None, timeout: float, offline_hint: bool) -> Reg
 )
 @click.option(
     "--level",
-    type=click.Choice(LEVELS, case_sensitive=False),
     default="BACKWARD",
     show_default=True,
-    help="Compatibility level for --against (the registry's own level is used otherwise).",
+    help="Compatibility level for --against: NONE, BACKWARD, FORWARD or FULL, each also _TRANSITIVE "
+    "(the registry's own level is used otherwise).",
 )
 @click.option("--require-docs", is_flag=True, help="Policy: every field has a doc.")
 @click.option(
@@ -134,6 +125,11 @@ def check(
     from registry.schema_check.registry_source import RegistryError, RegistryUnavailable
     from registry.schema_check.report import format_result, format_summary
 
+    try:
+        offline_level = CompatibilityLevel(level.upper())
+    except ValueError:
+        known = ", ".join(known_level.value for known_level in CompatibilityLevel)
+        raise click.BadParameter(f"{level!r} is not one of {known}", param_hint="--level") from None
     loaded = _load(paths, schemas_dir)
     client = None if revision else _client(registry_url, timeout, offline_hint=True)
     rules = Policies(require_docs=require_docs, require_defaults=require_defaults)
@@ -142,7 +138,7 @@ def check(
         try:
             baseline: Baseline
             if revision:
-                baseline = baselines.from_git(file.path, revision, CompatibilityLevel(level.upper()))
+                baseline = baselines.from_git(file.path, revision, offline_level)
             else:
                 baseline = baselines.from_registry(client, file.subject)
         except (GitError, RegistryUnavailable, RegistryError) as exc:

@@ -108,6 +108,10 @@ def test_policies_apply_offline(repo: GitRepo) -> None:
         ),
         (("--against", "HEAD", "schemas/notes.txt"), "a schema file is named <topic>.avsc"),
         (("--against", "--schemas-dir", "elsewhere"), "no elsewhere/ directory here"),
+        (
+            ("--against", "--level", "SIDEWAYS", PAGE_VIEW),
+            "'SIDEWAYS' is not one of NONE, BACKWARD, BACKWARD_TRANSITIVE",
+        ),
     ],
 )
 def test_usage_errors_exit_2(repo: GitRepo, args: tuple[str, ...], message: str) -> None:
