@@ -18,6 +18,19 @@ DATABASE_URL = click.option(
 )
 
 
+def require_server_packages() -> None:
+    """The service needs the `registry` extra; `registry check` and `push` need only the core."""
+    import importlib.util
+
+    missing = [
+        name for name in ("flask", "sqlalchemy", "alembic", "gunicorn") if not importlib.util.find_spec(name)
+    ]
+    if missing:
+        raise click.ClickException(
+            f"the registry service needs {', '.join(missing)}: pip install 'avro-pipeline[registry]'"
+        )
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 def main() -> None:
     """Avro schema registry (Confluent Schema Registry API) and schema checks."""
@@ -43,6 +56,7 @@ def serve(
     enable_bench_endpoint: bool | None,
 ) -> None:
     """Serve the registry API with gunicorn; an empty database is migrated first."""
+    require_server_packages()
     from registry.server import serve as run_server
     from registry.storage import migrate
 
@@ -64,6 +78,7 @@ def serve(
 @click.group()
 def db() -> None:
     """Database schema management (Alembic migrations)."""
+    require_server_packages()
 
 
 @db.command()
