@@ -26,6 +26,7 @@ class LoaderSettings:
     task_pool_size: int = 4
     max_bad_ratio: float = 0.0  # above this share of quarantined records, a topic fails the run
     spark_master: str | None = None
+    metadata_timeout_s: float = 30.0  # how long Kafka and the registry may take to answer a question
 
     @property
     def state_location(self) -> str:

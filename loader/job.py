@@ -84,6 +84,8 @@ def run(
         _load(settings, spark, store, report, console)
     except (KafkaUnavailable, RegistryUnavailable) as exc:
         report.error = str(exc)
+    except Exception as exc:  # the run stops; what was committed stays, the rest is redone next time
+        report.error = f"the run stopped: {type(exc).__name__}: {str(exc).splitlines()[0][:500]}"
     finally:
         lock.release()
         report.seconds = round(time.monotonic() - started, 2)
@@ -110,8 +112,13 @@ def _load(
     last_seq, saved = log.recover()
     crash_point("after_recovery")
 
-    topics = list_topics(settings.bootstrap_servers, settings.include_topics, settings.exclude_topics)
-    registry = RegistryClient(settings.registry_url)
+    topics = list_topics(
+        settings.bootstrap_servers,
+        settings.include_topics,
+        settings.exclude_topics,
+        settings.metadata_timeout_s,
+    )
+    registry = RegistryClient(settings.registry_url, settings.metadata_timeout_s)
     subjects = registry.subjects()
     names, collisions = table_names([*topics, QUARANTINE_TABLE])
     reports: dict[str, TopicReport] = {}
@@ -132,7 +139,8 @@ def _load(
         schemas[topic] = found
         reports[topic] = TopicReport(topic, "loaded", table=f"{settings.database}.{names[topic]}")
 
-    marks = watermarks(settings.bootstrap_servers, [(t, p) for t in schemas for p in range(topics[t])])
+    partitions = [(t, p) for t in schemas for p in range(topics[t])]
+    marks = watermarks(settings.bootstrap_servers, partitions, settings.metadata_timeout_s)
     ranges = plan_ranges(saved, marks)
     crash_point("after_plan")
 

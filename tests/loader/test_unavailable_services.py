@@ -1,0 +1,46 @@
+"""A broker or registry that does not answer stops the run with a clear error and moves no offset."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pyspark.sql import SparkSession
+
+from loader.report import EXIT_FAILED
+from tests.fixtures.ports import free_port
+from tests.loader.harness import Harness, record_schema
+
+pytestmark = pytest.mark.integration
+
+EVENT = record_schema("Ping", [{"name": "n", "type": "long", "doc": "Sequence number."}])
+
+
+def commits(harness: Harness) -> list[Path]:
+    directory = harness.warehouse / "_loader_state" / harness.database / "commits"
+    return sorted(directory.glob("*.json")) if directory.exists() else []
+
+
+def test_unreachable_broker(harness: Harness, spark: SparkSession) -> None:
+    port = free_port()
+    report = harness.run(spark, bootstrap_servers=f"127.0.0.1:{port}", metadata_timeout_s=3)
+    assert report.exit_code == EXIT_FAILED
+    assert report.error is not None
+    assert report.error.startswith(f"could not list topics from 127.0.0.1:{port}")
+    assert report.topics == []
+    assert commits(harness) == []
+
+
+def test_unreachable_registry_then_recovery(harness: Harness, spark: SparkSession) -> None:
+    topic = harness.topic()
+    harness.produce(topic, EVENT, [{"n": 1}, {"n": 2}])
+    port = free_port()
+    down = harness.run(spark, registry_url=f"http://127.0.0.1:{port}", metadata_timeout_s=3)
+    assert down.exit_code == EXIT_FAILED
+    assert down.error is not None
+    assert down.error.startswith(f"schema registry at http://127.0.0.1:{port} did not answer")
+    assert commits(harness) == []
+
+    back = harness.run(spark)  # the registry answers again: everything loads, nothing was skipped
+    [loaded] = [t for t in back.topics if t.topic == topic]
+    assert (back.exit_code, loaded.records, loaded.offsets) == (0, 2, {0: (0, 2)})
