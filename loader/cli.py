@@ -60,6 +60,12 @@ def common_options(command: Any) -> Any:
             envvar="LOADER_SPARK_MASTER",
             help="Default local[2]; spark-submit sets its own.",
         ),
+        click.option(
+            "--metadata-timeout-s",
+            type=float,
+            envvar="LOADER_METADATA_TIMEOUT_S",
+            help="How long Kafka and the registry may take to answer (default 30).",
+        ),
     ]
     for option in reversed(options):
         command = option(command)
