@@ -5,6 +5,7 @@ from __future__ import annotations
 import posixpath
 from datetime import UTC, datetime
 
+from pyspark.sql import SparkSession
 from rich.console import Console
 from rich.table import Table
 
@@ -16,8 +17,10 @@ from loader.naming import table_name
 from loader.state_store import StateStore
 
 
-def show(settings: LoaderSettings, console: Console) -> int:
-    spark = spark_for(settings)
+def show(settings: LoaderSettings, console: Console, spark: SparkSession | None = None) -> int:
+    """Prints the lag table; uses `spark` when given (and leaves it running), else starts its own."""
+    own_session = spark is None
+    spark = spark or spark_for(settings)
     try:
         store = StateStore(spark, settings.state_location)
         manifests = [m for m in store.list(store.path("commits")) if m.endswith(".json")]
@@ -28,10 +31,17 @@ def show(settings: LoaderSettings, console: Console) -> int:
             saved = Manifest.from_json(store.read_text(latest)).offsets
             modified = store._fs_for(latest).getFileStatus(store._p(latest)).getModificationTime()
             last_load = datetime.fromtimestamp(modified / 1000, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-        topics = list_topics(settings.bootstrap_servers, settings.include_topics, settings.exclude_topics)
-        marks = watermarks(settings.bootstrap_servers, [(t, p) for t, n in topics.items() for p in range(n)])
+        topics = list_topics(
+            settings.bootstrap_servers,
+            settings.include_topics,
+            settings.exclude_topics,
+            settings.metadata_timeout_s,
+        )
+        partitions = [(t, p) for t, n in topics.items() for p in range(n)]
+        marks = watermarks(settings.bootstrap_servers, partitions, settings.metadata_timeout_s)
     finally:
-        spark.stop()
+        if own_session:
+            spark.stop()
     table = Table(title=f"loader state {posixpath.basename(settings.state_location)}, last load {last_load}")
     for column in ("topic", "table", "partitions", "saved", "end", "lag"):
         table.add_column(column, justify="left" if column in ("topic", "table") else "right")

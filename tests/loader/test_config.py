@@ -1,0 +1,67 @@
+"""Loader settings: flags over environment over the config file, and clear usage errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from loader.cli import _settings, main
+from loader.config import LoaderSettings, read_config_file
+
+
+def test_config_file_section_with_dashed_keys(tmp_path: Path) -> None:
+    config = tmp_path / "loader.toml"
+    config.write_text('[loader]\nbootstrap-servers = "k:9092"\nwarehouse = "/w"\ntask-pool-size = 8\n')
+    assert read_config_file(config) == {"bootstrap_servers": "k:9092", "warehouse": "/w", "task_pool_size": 8}
+
+
+def test_unknown_setting_in_file_is_named(tmp_path: Path) -> None:
+    config = tmp_path / "loader.toml"
+    config.write_text('[loader]\ntopic-overrides = "page_view"\n')
+    with pytest.raises(ValueError, match="unknown setting\\(s\\) topic_overrides"):
+        read_config_file(config)
+
+
+def test_flags_win_over_the_file(tmp_path: Path) -> None:
+    config = tmp_path / "loader.toml"
+    config.write_text('bootstrap-servers = "file:9092"\nregistry-url = "http://file"\nwarehouse = "/file"\n')
+    settings = _settings(config, bootstrap_servers="flag:9092", registry_url=None, warehouse=None)
+    assert (settings.bootstrap_servers, settings.registry_url, settings.warehouse) == (
+        "flag:9092",
+        "http://file",
+        "/file",
+    )
+    assert settings.state_location == "/file/_loader_state/kafka"
+
+
+def test_environment_fills_what_flags_leave() -> None:
+    env = {"LOADER_BOOTSTRAP_SERVERS": "env:9092", "LOADER_REGISTRY_URL": "http://env"}
+    result = CliRunner().invoke(main, ["run", "--partition-granularity", "day"], env=env)
+    assert result.exit_code == 2
+    # Only the warehouse is missing: the other two came from the environment.
+    assert "missing --warehouse (or LOADER_* environment variables, or --config)" in result.output
+
+
+def test_missing_required_settings_are_a_usage_error() -> None:
+    result = CliRunner().invoke(main, ["run", "--warehouse", "/w"], env={})
+    assert result.exit_code == 2
+    assert "missing --bootstrap-servers, --registry-url" in result.output
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ({"partition_granularity": "minute"}, "partition granularity must be 'day' or 'hour'"),
+        ({"task_pool_size": 0}, "at least 1"),
+        ({"max_bad_ratio": 2.0}, "between 0 and 1"),
+    ],
+)
+def test_invalid_values_are_refused(override: dict, message: str) -> None:
+    base = {"bootstrap_servers": "k", "registry_url": "http://r", "warehouse": "/w"}
+    with pytest.raises(ValueError, match=message):
+        LoaderSettings(**{**base, **override}).validate()
+    with pytest.raises(click.UsageError, match=message):
+        _settings(None, **{**base, **override})
