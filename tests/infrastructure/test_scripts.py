@@ -72,31 +72,22 @@ def test_kafka_script_rejects_unknown_action() -> None:
     assert "usage: scripts/kafka start|stop|status" in done.stderr
 
 
-def test_missing_maven_is_named(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("tool", "package"),
+    [("mvn", "Debian package 'maven'"), ("java", "Debian package 'openjdk-17-jre-headless'")],
+)
+def test_missing_tool_is_named_with_its_package(tmp_path: Path, tool: str, package: str) -> None:
     env = dict(
         os.environ,
-        PATH=path_without(tmp_path, "mvn"),
+        PATH=path_without(tmp_path, tool),
         PIPELINE_NO_APT="1",
         PIPELINE_JARS_DIR=str(tmp_path / "jars"),
     )
     done = run("fetch-jars", env=env)
     assert done.returncode == 1
-    assert "mvn is missing" in done.stderr
-    assert "Debian package 'maven'" in done.stderr
+    assert f"{tool} is missing and could not be installed" in done.stderr
+    assert package in done.stderr
     assert "Traceback" not in done.stderr
-
-
-def test_missing_java_is_named(tmp_path: Path) -> None:
-    env = dict(
-        os.environ,
-        PATH=path_without(tmp_path, "java"),
-        PIPELINE_NO_APT="1",
-        PIPELINE_JARS_DIR=str(tmp_path / "jars"),
-    )
-    done = run("fetch-jars", env=env)
-    assert done.returncode == 1
-    assert "java is missing" in done.stderr
-    assert "openjdk-17-jre-headless" in done.stderr
 
 
 def test_unreachable_maven_registry_fails_clearly(tmp_path: Path) -> None:
