@@ -96,6 +96,15 @@ _GENERIC_REMEDY = (
 )
 
 
+_UNION_REMEDY = (
+    "The field's union gained a second non-null type, so its column would turn from a plain column into "
+    "a struct of one field per type, and the rows already loaded could not be read as that struct. "
+    "Add the new type as a new field name (e.g. a long under ref_long) and keep the old field as it was, "
+    "or load the topic into a new table: drop or rename the existing table and reset the topic's saved "
+    "offsets."
+)
+
+
 def plan_evolution(current: StructType, latest: StructType) -> EvolutionPlan:
     """The columns a table with `current` data columns must have to hold rows of the `latest` schema."""
     changes: list[ColumnChange] = []
@@ -150,4 +159,11 @@ def _merge_type(old: DataType, new: DataType, path: str, changes: list[ColumnCha
             + _GENERIC_REMEDY[0].lower()
             + _GENERIC_REMEDY[1:],
         )
+    if _is_union_struct(new) and not isinstance(old, StructType):
+        raise UnrepresentableChange(path, old, new, _UNION_REMEDY)
     raise UnrepresentableChange(path, old, new, _GENERIC_REMEDY)
+
+
+def _is_union_struct(data_type: DataType) -> bool:
+    """A non-null union of several types, as spark-avro's stable identifiers map it."""
+    return isinstance(data_type, StructType) and all(f.name.startswith("member_") for f in data_type.fields)

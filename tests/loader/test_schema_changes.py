@@ -1,0 +1,233 @@
+"""Every compatible schema change, end to end: records produced with version 1 and loaded, the schema
+evolved by producing with version 2 (the serializer registers it, so the registry's BACKWARD check has
+accepted it), a second run, and both generations read back through Spark SQL.
+
+One topic per group of changes, and all topics share the same two runs: the cases cost two runs in all.
+A change the table cannot represent fails its own topic only, which the same two runs prove too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from pyspark.sql import SparkSession
+
+from loader.report import EXIT_FAILED, RunReport, TopicReport
+from tests.fixtures.kafka import KafkaBroker
+from tests.loader.harness import Harness, record_schema
+
+pytestmark = pytest.mark.integration
+
+
+def _enum(symbols: list[str]) -> dict[str, Any]:
+    return {"type": "enum", "name": "Channel", "symbols": symbols}
+
+
+def _item(extra: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"type": "record", "name": "Item", "fields": [{"name": "sku", "type": "string"}, *extra]}
+
+
+def _info(extra: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"type": "record", "name": "Info", "fields": [{"name": "a", "type": "int"}, *extra]}
+
+
+def _attr(extra: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"type": "record", "name": "Attr", "fields": [{"name": "v", "type": "string"}, *extra]}
+
+
+def _fields(**types: str) -> list[dict[str, Any]]:
+    return [{"name": name, "type": avro_type} for name, avro_type in types.items()]
+
+
+# Each case: (version 1, version 2, records under v1, records under v2).
+CASES: dict[str, tuple[dict, dict, list[dict], list[dict]]] = {
+    "columns": (
+        record_schema("Member", [
+            {"name": "id", "type": "long"},
+            {"name": "name", "type": "string"},
+            {"name": "legacy", "type": "string", "default": ""},
+        ]),
+        record_schema("Member", [
+            {"name": "id", "type": "long"},
+            {"name": "full_name", "type": "string", "aliases": ["name"]},
+            {"name": "country", "type": "string", "default": "unknown"},
+        ]),
+        [{"id": 1, "name": "Ada", "legacy": "x"}],
+        [{"id": 2, "full_name": "Grace", "country": "US"}],
+    ),
+    "nested": (
+        record_schema("Order", [
+            {"name": "id", "type": "long"},
+            {"name": "info", "type": _info([])},
+            {"name": "items", "type": {"type": "array", "items": _item([])}},
+            {"name": "attrs", "type": {"type": "map", "values": _attr([])}},
+        ]),
+        record_schema("Order", [
+            {"name": "id", "type": "long"},
+            {"name": "info", "type": _info([{"name": "b", "type": "string", "default": "-"}])},
+            {"name": "items", "type": {"type": "array", "items": _item(
+                [{"name": "price", "type": "double", "default": 0.0}])}},
+            {"name": "attrs", "type": {"type": "map", "values": _attr(
+                [{"name": "w", "type": "int", "default": 0}])}},
+        ]),
+        [{"id": 1, "info": {"a": 5}, "items": [{"sku": "x"}], "attrs": {"k": {"v": "old"}}}],
+        [{"id": 2, "info": {"a": 6, "b": "b"}, "items": [{"sku": "y", "price": 1.5}],
+          "attrs": {"k": {"v": "new", "w": 7}}}],
+    ),
+    "promotions": (
+        record_schema("Reading", _fields(
+            i2l="int", i2f="int", i2d="int", l2f="long", l2d="long", f2d="float")),
+        record_schema("Reading", _fields(
+            i2l="long", i2f="float", i2d="double", l2f="float", l2d="double", f2d="double")),
+        [{"i2l": 1, "i2f": 2, "i2d": 3, "l2f": 4, "l2d": 5, "f2d": 0.5}],
+        [{"i2l": 2**40, "i2f": 2.5, "i2d": 3.5, "l2f": 4.5, "l2d": 5.5, "f2d": 0.25}],
+    ),
+    "enum_union": (
+        record_schema("Visit", [
+            {"name": "channel", "type": _enum(["WEB", "APP"])},
+            {"name": "ref", "type": ["null", "string", "int"], "default": None},
+        ]),
+        record_schema("Visit", [
+            {"name": "channel", "type": _enum(["WEB", "APP", "EMAIL"])},
+            {"name": "ref", "type": ["null", "string", "int", "long"], "default": None},
+        ]),
+        [{"channel": "APP", "ref": 7}],
+        [{"channel": "EMAIL", "ref": ("long", 2**40)}],
+    ),
+    "nullable_union": (
+        record_schema("Click", [{"name": "ref", "type": ["null", "string"], "default": None}]),
+        record_schema("Click", [{"name": "ref", "type": ["null", "string", "long"], "default": None}]),
+        [{"ref": "/a"}],
+        [{"ref": ("long", 9)}],
+    ),
+}  # fmt: skip
+
+
+@dataclass
+class Evolved:
+    """The two runs over every case's topic, shared by this module's tests."""
+
+    harness: Harness
+    topics: dict[str, str]
+    first: RunReport
+    second: RunReport
+
+    def topic_report(self, case: str, run: RunReport | None = None) -> TopicReport:
+        return next(t for t in (run or self.second).topics if t.topic == self.topics[case])
+
+    def rows(self, spark: SparkSession, case: str, order: str = "_kafka_offset") -> list[dict[str, Any]]:
+        table = self.topic_report(case).table
+        spark.catalog.refreshTable(table)
+        drop = {"_kafka_partition", "_kafka_offset", "_kafka_timestamp", "_schema_id", "dt"}
+        return [
+            {k: v for k, v in r.asDict(recursive=True).items() if k not in drop}
+            for r in spark.sql(f"SELECT * FROM {table} ORDER BY {order}").collect()
+        ]
+
+    def types(self, spark: SparkSession, case: str) -> dict[str, str]:
+        return dict(spark.table(self.topic_report(case).table).dtypes)
+
+
+@pytest.fixture(scope="module")
+def evolved(
+    kafka_broker: KafkaBroker, registry_url: str, spark_warehouse: Any, spark: SparkSession
+) -> Evolved:
+    harness = Harness(kafka=kafka_broker, registry_url=registry_url, warehouse=spark_warehouse)
+    topics = {case: harness.topic(prefix=case) for case in CASES}
+    for case, (v1, _, records, _) in CASES.items():
+        harness.produce(topics[case], v1, records)
+    first = harness.run(spark)
+    for case, (v1, v2, old_records, records) in CASES.items():
+        harness.produce(topics[case], v2, records)
+        harness.produce(topics[case], v1, old_records)  # an old producer still writing after the change
+    second = harness.run(spark)
+    return Evolved(harness, topics, first, second)
+
+
+def test_first_run_creates_every_table(evolved: Evolved) -> None:
+    assert {evolved.topic_report(c, evolved.first).table_action for c in CASES} == {"created"}
+
+
+def test_added_removed_and_aliased_fields(evolved: Evolved, spark: SparkSession) -> None:
+    """Added: new column, NULL for rows loaded before, the default for old records loaded after.
+    Removed: the column stays with its history, NULL afterwards. Renamed with an alias: Avro resolves
+    the alias, so every record loaded after the rename lands in the new column; the old column keeps
+    the rows loaded before it."""
+    assert evolved.topic_report("columns").status == "loaded"
+    types = evolved.types(spark, "columns")
+    assert [types[c] for c in ("id", "name", "legacy", "full_name", "country")] == [
+        "bigint", "string", "string", "string", "string",
+    ]  # fmt: skip
+    assert evolved.rows(spark, "columns") == [
+        {"id": 1, "name": "Ada", "legacy": "x", "full_name": None, "country": None},
+        {"id": 2, "name": None, "legacy": None, "full_name": "Grace", "country": "US"},
+        {"id": 1, "name": None, "legacy": None, "full_name": "Ada", "country": "unknown"},
+    ]
+
+
+def test_fields_added_inside_record_array_and_map(evolved: Evolved, spark: SparkSession) -> None:
+    assert evolved.topic_report("nested").status == "loaded"
+    types = evolved.types(spark, "nested")
+    assert types["info"] == "struct<a:int,b:string>"
+    assert types["items"] == "array<struct<sku:string,price:double>>"
+    assert types["attrs"] == "map<string,struct<v:string,w:int>>"
+    assert evolved.rows(spark, "nested") == [
+        {"id": 1, "info": {"a": 5, "b": None}, "items": [{"sku": "x", "price": None}],
+         "attrs": {"k": {"v": "old", "w": None}}},
+        {"id": 2, "info": {"a": 6, "b": "b"}, "items": [{"sku": "y", "price": 1.5}],
+         "attrs": {"k": {"v": "new", "w": 7}}},
+        {"id": 1, "info": {"a": 5, "b": "-"}, "items": [{"sku": "x", "price": 0.0}],
+         "attrs": {"k": {"v": "old", "w": 0}}},
+    ]  # fmt: skip
+
+
+def test_numeric_promotions_widen_the_column_and_old_files_read_widened(
+    evolved: Evolved, spark: SparkSession
+) -> None:
+    assert evolved.topic_report("promotions").status == "loaded"
+    types = evolved.types(spark, "promotions")
+    assert [types[c] for c in ("i2l", "i2f", "i2d", "l2f", "l2d", "f2d")] == [
+        "bigint", "float", "double", "float", "double", "double",
+    ]  # fmt: skip
+    assert evolved.rows(spark, "promotions") == [
+        {"i2l": 1, "i2f": 2.0, "i2d": 3.0, "l2f": 4.0, "l2d": 5.0, "f2d": 0.5},
+        {"i2l": 2**40, "i2f": 2.5, "i2d": 3.5, "l2f": 4.5, "l2d": 5.5, "f2d": 0.25},
+        {"i2l": 1, "i2f": 2.0, "i2d": 3.0, "l2f": 4.0, "l2d": 5.0, "f2d": 0.5},
+    ]
+
+
+def test_enum_symbol_added_and_union_of_several_types_gains_a_branch(
+    evolved: Evolved, spark: SparkSession
+) -> None:
+    """Enums are strings; a union of several non-null types is a struct with a field per type, named by
+    type, so the new branch is a new field and the old ones keep their names and values."""
+    assert evolved.topic_report("enum_union").status == "loaded"
+    types = evolved.types(spark, "enum_union")
+    assert types["channel"] == "string"
+    assert types["ref"] == "struct<member_string:string,member_int:int,member_long:bigint>"
+    assert evolved.rows(spark, "enum_union") == [
+        {"channel": "APP", "ref": {"member_string": None, "member_int": 7, "member_long": None}},
+        {"channel": "EMAIL", "ref": {"member_string": None, "member_int": None, "member_long": 2**40}},
+        {"channel": "APP", "ref": {"member_string": None, "member_int": 7, "member_long": None}},
+    ]
+
+
+def test_nullable_column_gaining_a_second_type_fails_only_its_topic_with_the_remedy(
+    evolved: Evolved, spark: SparkSession
+) -> None:
+    """["null","string"] is a plain string column; ["null","string","long"] would be a struct. The topic
+    stops with an error naming the topic, the field and the remedy; its offsets stay; others load."""
+    failed = evolved.topic_report("nullable_union")
+    assert failed.status == "failed"
+    topic = evolved.topics["nullable_union"]
+    assert failed.reason.startswith(f"{topic}: column ref is string in the table but struct<")
+    assert "union" in failed.reason and "new field name" in failed.reason
+    assert failed.records == 0
+    assert evolved.second.exit_code == EXIT_FAILED
+    assert {evolved.topic_report(c).status for c in CASES if c != "nullable_union"} == {"loaded"}
+    assert evolved.rows(spark, "nullable_union") == [{"ref": "/a"}]  # the first run's row, untouched
+    again = evolved.harness.run(spark)  # refused again, and nothing was skipped meanwhile
+    retried = next(t for t in again.topics if t.topic == topic)
+    assert (retried.status, retried.offsets) == ("failed", {0: (1, 3)})
