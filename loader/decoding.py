@@ -118,6 +118,34 @@ def bad_rows(decoded: DataFrame) -> DataFrame:
     )
 
 
+def foreign_schema_ids(decoded: DataFrame, schemas: SubjectSchemas, limit: int) -> list[int]:
+    """The distinct framed schema ids that are no version of the subject (at most `limit` of them)."""
+    known = sorted(schemas.writer_schemas)
+    found = (
+        decoded.where(F.col("schema_id").isNotNull() & ~F.col("schema_id").isin(known))
+        .select("schema_id")
+        .distinct()
+        .limit(limit)
+        .collect()
+    )
+    return sorted(int(row["schema_id"]) for row in found)
+
+
+def with_reasons_by_id(bad: DataFrame, schemas: SubjectSchemas, reasons: dict[int, str]) -> DataFrame:
+    """Quarantine rows whose schema id is foreign get the reason found for that id in the registry."""
+    if not reasons:
+        return bad
+    known = sorted(schemas.writer_schemas)
+    reason: Column = F.col("reason")
+    foreign = F.col("schema_id").isNotNull() & ~F.col("schema_id").isin(known)
+    chosen: Column | None = None
+    for schema_id, text in sorted(reasons.items()):
+        condition = foreign & (F.col("schema_id") == schema_id)
+        chosen = F.when(condition, F.lit(text)) if chosen is None else chosen.when(condition, F.lit(text))
+    assert chosen is not None
+    return bad.withColumn("reason", chosen.otherwise(reason))
+
+
 def column_comments(latest_schema: str) -> dict[str, str]:
     """Top-level field docs, which become column comments."""
     schema = json.loads(latest_schema)

@@ -28,13 +28,26 @@ from loader.commit_protocol import (
     relative_to,
 )
 from loader.config import LoaderSettings
-from loader.decoding import METADATA_COLUMNS, bad_rows, column_comments, decode, good_rows
+from loader.decoding import (
+    METADATA_COLUMNS,
+    bad_rows,
+    column_comments,
+    decode,
+    foreign_schema_ids,
+    good_rows,
+    with_reasons_by_id,
+)
 from loader.fault_injection import crash_point
 from loader.kafka_metadata import KafkaUnavailable, list_topics, watermarks
 from loader.lock import LockHeld, RunLock
 from loader.naming import table_names
 from loader.planning import OffsetRange, kafka_source_options, plan_ranges, task_count
-from loader.registry_client import RegistryClient, RegistryUnavailable, SubjectSchemas
+from loader.registry_client import (
+    RegistryClient,
+    RegistryUnavailable,
+    SubjectSchemas,
+    describe_foreign_id,
+)
 from loader.report import EXIT_BAD_RECORDS, EXIT_FAILED, EXIT_LOCKED, RunReport, TopicReport
 from loader.spark_session import SparkSettings, build_spark_session
 from loader.state_store import StateStore
@@ -42,6 +55,9 @@ from loader.table_evolution import UnrepresentableChange
 from loader.tables import add_partitions, ensure_table, partition_columns, partition_values, with_comments
 
 QUARANTINE_TABLE = "loader_quarantine"
+# At most this many distinct foreign schema ids per topic and run are looked up in the registry to say
+# whose they are; a flood of garbage ids keeps the generic reason beyond it.
+MAX_ID_LOOKUPS = 50
 
 
 def spark_for(settings: LoaderSettings) -> SparkSession:
@@ -156,7 +172,7 @@ def _load(
             topic_report = reports[topic]
             topic_ranges = [r for r in ranges if r.topic == topic]
             staged += _load_topic(
-                settings, spark, log, report.run_id, raw, subject, topic_ranges, topic_report
+                settings, spark, log, report.run_id, raw, subject, topic_ranges, topic_report, registry
             )
             if topic_report.status != "failed":
                 new_offsets.update({(r.topic, r.partition): r.end for r in topic_ranges})
@@ -193,6 +209,7 @@ def _load_topic(
     subject: SubjectSchemas,
     ranges: list[OffsetRange],
     report: TopicReport,
+    registry: RegistryClient,
 ) -> list[StagedTable]:
     started = time.monotonic()
     topic = subject.subject.removesuffix("-value")
@@ -233,7 +250,13 @@ def _load_topic(
             report.records, report.quarantined = int(counts["good"]), int(counts["bad"])
             staged = [_stage(log, run_id, table, state.location, good_rows(decoded), settings)]
             if report.quarantined:
-                staged.append(_stage_quarantine(spark, log, run_id, topic, bad_rows(decoded), settings))
+                # After counting, on the driver: one registry look-up per distinct foreign id.
+                reasons = {
+                    schema_id: describe_foreign_id(registry, schema_id, subject.subject)
+                    for schema_id in foreign_schema_ids(decoded, subject, MAX_ID_LOOKUPS)
+                }
+                bad = with_reasons_by_id(bad_rows(decoded), subject, reasons)
+                staged.append(_stage_quarantine(spark, log, run_id, topic, bad, settings))
         finally:
             decoded.unpersist()
         return [s for s in staged if s.files]

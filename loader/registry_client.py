@@ -73,6 +73,25 @@ class RegistryClient:
         writers[int(latest["id"])] = latest_schema
         return SubjectSchemas(subject, int(latest["id"]), latest_schema, writers)
 
+    def schema_usages(self, schema_id: int) -> list[tuple[str, int]]:
+        """The (subject, version) pairs registered with this id, deleted ones included; [] when the
+        registry does not know the id."""
+        found = self._get(f"/schemas/ids/{int(schema_id)}/versions", deleted="true")
+        if not isinstance(found, list):
+            return []
+        return sorted((str(u["subject"]), int(u["version"])) for u in found if isinstance(u, dict))
+
+
+def describe_foreign_id(registry: RegistryClient, schema_id: int, subject: str) -> str:
+    """Why a message's schema id is no version of its topic's subject, for the quarantine's reason: an
+    id the registry does not know points at a producer using another registry (or corrupted bytes); an
+    id of another subject points at a producer writing to the wrong topic."""
+    usages = registry.schema_usages(schema_id)
+    if not usages:
+        return f"schema id {schema_id} is unknown to the registry (not a version of subject {subject})"
+    named = ", ".join(f"{s} version {v}" for s, v in usages)
+    return f"schema id {schema_id} belongs to another subject ({named}), not to subject {subject}"
+
 
 def _compact(schema: str) -> str:
     return json.dumps(json.loads(schema), separators=(",", ":"))

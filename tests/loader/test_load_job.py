@@ -197,7 +197,11 @@ def test_bad_records_are_quarantined_and_never_block_good_ones(harness: Harness,
     ).collect()
     assert [(r["offset"], r["schema_id"], r["reason"]) for r in quarantine] == [
         (1, None, "wrong magic byte 1 (expected 0)"),
-        (2, 2_000_000, f"schema id 2000000 is not a version of subject {topic}-value"),
+        (
+            2,
+            2_000_000,
+            f"schema id 2000000 is unknown to the registry (not a version of subject {topic}-value)",
+        ),
         (3, None, "message is shorter than the 5-byte Confluent header"),
         (4, None, "message has no value (a tombstone)"),
         (6, latest_id, f"body does not decode with writer schema id {latest_id}"),
