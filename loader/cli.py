@@ -1,4 +1,4 @@
-"""Command line of the loader: `loader run` (from cron) and `loader status`.
+"""Command line of the loader: `loader run` (from cron), `loader status` and `loader audit`.
 
 Settings come from flags, then `LOADER_<NAME>` environment variables, then the `--config` TOML file;
 there is no per-topic setting at all.
@@ -131,6 +131,29 @@ def status(config: Path | None, **flags: Any) -> None:
     from loader import status as status_module
 
     sys.exit(status_module.show(settings, Console()))
+
+
+@main.command()
+@common_options
+@click.option("--report-json", type=click.Path(dir_okay=False, path_type=Path), envvar="LOADER_REPORT_JSON")
+def audit(config: Path | None, report_json: Path | None, **flags: Any) -> None:
+    """Per topic and 10-minute window: records read from Kafka vs rows in the table plus the quarantine.
+
+    Exit status: 0 every window matches; 1 a window does not (the table names it); 2 usage.
+    """
+    settings = _settings(config, **flags)
+    from loader import audit as audit_module
+    from loader import job
+
+    spark = job.spark_for(settings)
+    try:
+        report = audit_module.audit(settings, spark, job.QUARANTINE_TABLE)
+    finally:
+        spark.stop()
+    audit_module.render(report, Console(width=None if sys.stdout.isatty() else 200))
+    if report_json:
+        report.write_json(report_json)
+    sys.exit(1 if report.mismatches else 0)
 
 
 if __name__ == "__main__":

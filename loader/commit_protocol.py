@@ -12,6 +12,7 @@ manifest, so they advance only together with the data they describe.
     commits/000000000007.json        manifest of the 7th commit (offsets of every partition)
     commits/000000000007.applied     its files are in place and its partitions registered
     staging/<run id>/<table>/...     files of a run not yet moved into their tables
+    audit/<run id>.json              what a committed run read from Kafka, per topic and window
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ class Manifest:
     run_id: str
     offsets: dict[TopicPartition, int]
     tables: list[StagedTable] = field(default_factory=list)
+    # Files beside the tables, moved with them: the run's audit record (see `loader.audit`).
+    extra_files: list[tuple[str, str]] = field(default_factory=list)
 
     def to_json(self) -> str:
         offsets: dict[str, dict[str, int]] = {}
@@ -53,6 +56,7 @@ class Manifest:
                     {"table": t.table, "files": [list(f) for f in t.files], "partitions": t.partitions}
                     for t in self.tables
                 ],
+                "extra_files": [list(f) for f in self.extra_files],
             },
             indent=1,
         )
@@ -68,6 +72,7 @@ class Manifest:
                 StagedTable(t["table"], [(s, d) for s, d in t["files"]], list(t["partitions"]))
                 for t in data["tables"]
             ],
+            extra_files=[(s, d) for s, d in data.get("extra_files", [])],
         )
 
 
@@ -164,12 +169,12 @@ class CommitLog:
     def apply(self, manifest: Manifest) -> None:
         """Moves the files and registers the partitions; every step may be redone after a crash."""
         moved_one = False
-        for staged in manifest.tables:
-            for source, target in staged.files:
-                self.store.move(source, target)
-                if not moved_one:
-                    moved_one = True
-                    crash_point("after_first_move")
+        moves = [f for staged in manifest.tables for f in staged.files] + list(manifest.extra_files)
+        for source, target in moves:
+            self.store.move(source, target)
+            if not moved_one:
+                moved_one = True
+                crash_point("after_first_move")
         crash_point("after_moves")
         for staged in manifest.tables:
             self.add_partitions(staged.table, staged.partitions)

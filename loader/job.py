@@ -19,6 +19,7 @@ from pyspark.sql import functions as F
 from rich.console import Console
 from rich.progress import Progress
 
+from loader.audit import audit_path, audit_record, window_of
 from loader.commit_protocol import (
     CommitLog,
     Manifest,
@@ -180,7 +181,20 @@ def _load(
     report.topics = [reports[t] for t in sorted(reports)]
     crash_point("after_staging")
     if new_offsets != saved or staged:
-        log.commit(Manifest(last_seq + 1, report.run_id, new_offsets, staged))
+        audit_files = _stage_audit(log, report)
+        log.commit(Manifest(last_seq + 1, report.run_id, new_offsets, staged, audit_files))
+
+
+def _stage_audit(log: CommitLog, report: RunReport) -> list[tuple[str, str]]:
+    """The run's audit record, staged to be moved into place by the same commit as its data."""
+    counts = {
+        t.topic: (t.table or "", t.windows) for t in report.topics if t.status == "loaded" and t.windows
+    }
+    if not counts:
+        return []
+    staged = f"{log.staging_dir(report.run_id)}/audit.json"
+    log.store.write_text(staged, audit_record(report.run_id, counts), overwrite=True)
+    return [(staged, audit_path(log.store, report.run_id))]
 
 
 def _read(spark: SparkSession, settings: LoaderSettings, ranges: list[OffsetRange]) -> DataFrame | None:
@@ -243,11 +257,18 @@ def _load_topic(
             return []
         decoded = decoded.persist(StorageLevel.MEMORY_AND_DISK)
         try:
-            counts = decoded.agg(
-                F.count(F.when(F.col("bad_reason").isNull(), 1)).alias("good"),
-                F.count(F.when(F.col("bad_reason").isNotNull(), 1)).alias("bad"),
-            ).first()
-            report.records, report.quarantined = int(counts["good"]), int(counts["bad"])
+            # Per 10-minute window of record time, for the audit; the run's totals are their sums.
+            counts = (
+                decoded.groupBy(window_of(F.col("timestamp")).alias("window"))
+                .agg(
+                    F.count(F.when(F.col("bad_reason").isNull(), 1)).alias("good"),
+                    F.count(F.when(F.col("bad_reason").isNotNull(), 1)).alias("bad"),
+                )
+                .collect()
+            )
+            report.records = sum(int(c["good"]) for c in counts)
+            report.quarantined = sum(int(c["bad"]) for c in counts)
+            report.windows = {c["window"]: int(c["good"]) + int(c["bad"]) for c in sorted(counts)}
             staged = [_stage(log, run_id, table, state.location, good_rows(decoded), settings)]
             if report.quarantined:
                 # After counting, on the driver: one registry look-up per distinct foreign id.

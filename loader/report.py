@@ -33,6 +33,7 @@ class TopicReport:
     table_action: str | None = None  # created, evolved, unchanged
     table_changes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    windows: dict[str, int] = field(default_factory=dict)  # 10-minute window (UTC) -> records read
 
 
 @dataclass

@@ -83,21 +83,21 @@ class Harness:
         return job.run(self.settings(**overrides), spark)
 
     def run_cli(
-        self, *args: str, env: dict[str, str] | None = None, timeout: float = 300
+        self, *args: str, env: dict[str, str] | None = None, timeout: float = 300, command: str = "run"
     ) -> subprocess.CompletedProcess[str]:
-        """`loader run` in its own process and JVM, as cron starts it."""
-        command = [
-            sys.executable, "-m", "loader.cli", "run",
+        """`loader run` (or another `loader` command) in its own process and JVM, as cron starts it."""
+        run_only = ["--partition-granularity", "day", "--include-topics", f"{self.prefix}.*"]
+        command_line = [
+            sys.executable, "-m", "loader.cli", command,
             "--bootstrap-servers", self.kafka.bootstrap,
             "--registry-url", self.registry_url,
             "--warehouse", str(self.warehouse),
             "--database", self.database,
-            "--partition-granularity", "day",
-            "--include-topics", f"{self.prefix}.*",
+            *(run_only if command == "run" else []),
             *args,
         ]  # fmt: skip
         return subprocess.run(
-            command, env={**os.environ, **(env or {})}, capture_output=True, text=True, timeout=timeout,
+            command_line, env={**os.environ, **(env or {})}, capture_output=True, text=True, timeout=timeout,
             cwd=REPO_ROOT,
         )  # fmt: skip
 

@@ -1,0 +1,147 @@
+"""The audit (LinkedIn's section 6): per topic and 10-minute window of record time, the records read from
+Kafka against the rows in the table plus the quarantine.
+
+Counting Kafka again would mean reading every loaded range a second time, so each run records what it read
+instead: per topic and window, the records of its ranges (good and bad), in a small JSON file that is
+committed with the run's data by the commit protocol (staged, listed in the manifest, moved into
+`audit/` when the manifest is completed). A run that never commits leaves no audit file, and a committed
+run always leaves one, so the sum of the files is exactly what Kafka's loaded ranges held. The audit then
+compares that sum with one `GROUP BY window` over each table and over the quarantine.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from pyspark.sql import Column, SparkSession
+from pyspark.sql import functions as F
+from rich.console import Console
+from rich.table import Table
+
+from loader.config import LoaderSettings
+from loader.state_store import StateStore
+
+WINDOW_MINUTES = 10
+AUDIT_DIR = "audit"
+
+
+def window_of(timestamp: Column) -> Column:
+    """The start of the record's 10-minute window in UTC (the session's time zone), as text."""
+    return F.date_format(F.window(timestamp, f"{WINDOW_MINUTES} minutes").start, "yyyy-MM-dd HH:mm")
+
+
+def audit_record(run_id: str, counts: dict[str, tuple[str, dict[str, int]]]) -> str:
+    """The audit file of a run: per topic its table and the records read per window."""
+    topics = {t: {"table": table, "windows": windows} for t, (table, windows) in sorted(counts.items())}
+    return json.dumps({"run_id": run_id, "topics": topics}, indent=1, sort_keys=True)
+
+
+def audit_path(store: StateStore, run_id: str) -> str:
+    return store.path(f"{AUDIT_DIR}/{run_id}.json")
+
+
+@dataclass(frozen=True)
+class WindowAudit:
+    topic: str
+    table: str
+    window: str
+    kafka: int
+    table_rows: int
+    quarantined: int
+
+    @property
+    def ok(self) -> bool:
+        return self.kafka == self.table_rows + self.quarantined
+
+
+@dataclass
+class AuditReport:
+    database: str
+    windows: list[WindowAudit] = field(default_factory=list)
+
+    @property
+    def mismatches(self) -> list[WindowAudit]:
+        return [w for w in self.windows if not w.ok]
+
+    def to_json(self) -> str:
+        rows = [{**asdict(w), "ok": w.ok} for w in self.windows]
+        return json.dumps({"database": self.database, "ok": not self.mismatches, "windows": rows}, indent=2)
+
+    def write_json(self, path: Path) -> None:
+        path.write_text(self.to_json() + "\n")
+
+
+def recorded_counts(store: StateStore) -> tuple[dict[str, str], dict[tuple[str, str], int]]:
+    """Sums every committed run's audit file: (topic -> table, (topic, window) -> records read)."""
+    tables: dict[str, str] = {}
+    counts: dict[tuple[str, str], int] = {}
+    for entry in store.list(store.path(AUDIT_DIR)):
+        if not posixpath.basename(entry).endswith(".json"):
+            continue
+        data = json.loads(store.read_text(entry))
+        for topic, recorded in data["topics"].items():
+            tables[topic] = recorded["table"]
+            for window, count in recorded["windows"].items():
+                counts[(topic, window)] = counts.get((topic, window), 0) + int(count)
+    return tables, counts
+
+
+def audit(settings: LoaderSettings, spark: SparkSession, quarantine_table: str) -> AuditReport:
+    """Compares what the runs read from Kafka with what the tables and the quarantine hold."""
+    store = StateStore(spark, settings.state_location)
+    tables, expected = recorded_counts(store)
+    quarantine = f"{settings.database}.{quarantine_table}"
+    quarantined: dict[tuple[str, str], int] = {}
+    if spark.catalog.tableExists(quarantine):
+        spark.catalog.refreshTable(quarantine)
+        grouped = spark.table(quarantine).groupBy("topic", window_of(F.col("timestamp")).alias("w")).count()
+        quarantined = {(r["topic"], r["w"]): int(r["count"]) for r in grouped.collect()}
+    report = AuditReport(settings.database)
+    for topic, table in sorted(tables.items()):
+        loaded: dict[str, int] = {}
+        if spark.catalog.tableExists(table):
+            spark.catalog.refreshTable(table)
+            grouped = spark.table(table).groupBy(window_of(F.col("_kafka_timestamp")).alias("w")).count()
+            loaded = {r["w"]: int(r["count"]) for r in grouped.collect()}
+        windows = {w for (t, w) in expected if t == topic} | set(loaded)
+        windows |= {w for (t, w) in quarantined if t == topic}
+        for window in sorted(windows):
+            report.windows.append(
+                WindowAudit(
+                    topic,
+                    table,
+                    window,
+                    kafka=expected.get((topic, window), 0),
+                    table_rows=loaded.get(window, 0),
+                    quarantined=quarantined.get((topic, window), 0),
+                )
+            )
+    return report
+
+
+def render(report: AuditReport, console: Console) -> None:
+    verdict = (
+        "[green]clean[/]" if not report.mismatches else f"[bold red]{len(report.mismatches)} mismatch(es)[/]"
+    )
+    table = Table(
+        title=f"loader audit of database {report.database}: {verdict}",
+        title_justify="left",
+    )
+    for column in ("topic", "table", "window (UTC)", "kafka", "table rows", "quarantined", "difference"):
+        table.add_column(column, justify="left" if column in ("topic", "table", "window (UTC)") else "right")
+    for w in report.windows:
+        difference = w.table_rows + w.quarantined - w.kafka
+        style = "green" if w.ok else "bold red"
+        table.add_row(
+            w.topic,
+            w.table,
+            w.window,
+            str(w.kafka),
+            str(w.table_rows),
+            str(w.quarantined),
+            f"[{style}]{difference:+d}[/]",
+        )
+    console.print(table)
