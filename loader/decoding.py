@@ -118,16 +118,14 @@ def bad_rows(decoded: DataFrame) -> DataFrame:
     )
 
 
+def _foreign_id(schemas: SubjectSchemas) -> Column:
+    """A framed message whose schema id is no version of the subject."""
+    return F.col("schema_id").isNotNull() & ~F.col("schema_id").isin(sorted(schemas.writer_schemas))
+
+
 def foreign_schema_ids(decoded: DataFrame, schemas: SubjectSchemas, limit: int) -> list[int]:
     """The distinct framed schema ids that are no version of the subject (at most `limit` of them)."""
-    known = sorted(schemas.writer_schemas)
-    found = (
-        decoded.where(F.col("schema_id").isNotNull() & ~F.col("schema_id").isin(known))
-        .select("schema_id")
-        .distinct()
-        .limit(limit)
-        .collect()
-    )
+    found = decoded.where(_foreign_id(schemas)).select("schema_id").distinct().limit(limit).collect()
     return sorted(int(row["schema_id"]) for row in found)
 
 
@@ -135,9 +133,8 @@ def with_reasons_by_id(bad: DataFrame, schemas: SubjectSchemas, reasons: dict[in
     """Quarantine rows whose schema id is foreign get the reason found for that id in the registry."""
     if not reasons:
         return bad
-    known = sorted(schemas.writer_schemas)
     reason: Column = F.col("reason")
-    foreign = F.col("schema_id").isNotNull() & ~F.col("schema_id").isin(known)
+    foreign = _foreign_id(schemas)
     chosen: Column | None = None
     for schema_id, text in sorted(reasons.items()):
         condition = foreign & (F.col("schema_id") == schema_id)

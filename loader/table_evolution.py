@@ -98,10 +98,10 @@ _GENERIC_REMEDY = (
 
 _UNION_REMEDY = (
     "The field's union gained a second non-null type, so its column would turn from a plain column into "
-    "a struct of one field per type, and the rows already loaded could not be read as that struct. "
-    "Add the new type as a new field name (e.g. a long under ref_long) and keep the old field as it was, "
-    "or load the topic into a new table: drop or rename the existing table and reset the topic's saved "
-    "offsets."
+    "a struct of one field per type, which the rows already loaded cannot be read as. Load the topic into "
+    "a new table (drop or rename the existing table and reset the topic's saved offsets), or soft-delete "
+    "the schema version that added the type and add the new type under a new field name (e.g. a long "
+    "under ref_long); records already written with a value of the new type then go to the quarantine."
 )
 
 

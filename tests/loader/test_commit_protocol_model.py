@@ -13,8 +13,14 @@ def test_manifest_round_trip() -> None:
         tables=[
             StagedTable("kafka.page_views", [("/s/a.orc", "/t/a.orc")], [{"dt": "2026-11-23", "hour": "04"}])
         ],
+        extra_files=[("/s/audit.json", "/state/audit/r.json")],
     )
     assert Manifest.from_json(manifest.to_json()) == manifest
+
+
+def test_manifest_written_before_extra_files_existed_still_reads() -> None:
+    old = '{"seq": 1, "run_id": "r", "offsets": {"t": {"0": 3}}, "tables": []}'
+    assert Manifest.from_json(old) == Manifest(1, "r", {("t", 0): 3})
 
 
 def test_final_name_keeps_the_partition_directory_and_prefixes_the_run() -> None:
