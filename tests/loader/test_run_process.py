@@ -1,5 +1,6 @@
 """`loader run` as cron starts it, in its own process: the run lock, and `kill -9` at every step of the
-commit protocol followed by a re-run, after which every record is in the table exactly once."""
+commit protocol followed by a re-run, after which every record is in the table exactly once (and the
+audit, whose records go through the same commits, agrees)."""
 
 from __future__ import annotations
 
@@ -109,3 +110,6 @@ def test_killed_at_every_step_and_rerun_loads_every_record_exactly_once(cli_harn
     expected = sorted((p, o) for p in (0, 1) for o in range(ends[(topic, p)].earliest, ends[(topic, p)].end))
     assert pairs == expected, "a record was lost or made up"
     assert sorted(row["n"] for row in loaded) == list(range(produced))
+    # The audit records travel with the data through the same commits: they agree with the table.
+    audited = cli_harness.run_cli(command="audit")
+    assert audited.returncode == 0, audited.stdout[-3000:] + audited.stderr[-3000:]
