@@ -52,8 +52,10 @@ from loader.registry_client import (
 from loader.report import EXIT_BAD_RECORDS, EXIT_FAILED, EXIT_LOCKED, RunReport, TopicReport
 from loader.spark_session import SparkSettings, build_spark_session
 from loader.state_store import StateStore
+from loader.table_alter import table_data_schema
 from loader.table_evolution import UnrepresentableChange
 from loader.tables import add_partitions, ensure_table, partition_columns, partition_values, with_comments
+from loader.union_columns import fit_unions, reshape
 
 QUARANTINE_TABLE = "loader_quarantine"
 # At most this many distinct foreign schema ids per topic and run are looked up in the registry to say
@@ -247,7 +249,9 @@ def _load_topic(
             raise ValueError(
                 f"field(s) {', '.join(clash)} clash with the loader's metadata columns; rename them"
             )
-        data_schema = with_comments(good.schema, column_comments(subject.latest_schema))
+        current = table_data_schema(spark, table) if spark.catalog.tableExists(table) else None
+        table_schema, shape = fit_unions(current, good.schema)
+        data_schema = with_comments(table_schema, column_comments(subject.latest_schema))
         state = ensure_table(spark, table, data_schema, settings.partition_granularity)
         report.table_action = state.action
         report.table_changes = [c.describe() for c in state.changes if c.kind != "kept_removed"]
@@ -269,7 +273,10 @@ def _load_topic(
             report.records = sum(int(c["good"]) for c in counts)
             report.quarantined = sum(int(c["bad"]) for c in counts)
             report.windows = {c["window"]: int(c["good"]) + int(c["bad"]) for c in sorted(counts)}
-            staged = [_stage(log, run_id, table, state.location, good_rows(decoded), settings)]
+            rows = good_rows(decoded)
+            if shape is not None:
+                rows = reshape(rows, shape)
+            staged = [_stage(log, run_id, table, state.location, rows, settings)]
             if report.quarantined:
                 # After counting, on the driver: one registry look-up per distinct foreign id.
                 reasons = {

@@ -32,7 +32,7 @@ from pyspark.sql.types import (
 )
 
 # Widening conversions the table format's reader performs on old files (see the module docstring).
-_READABLE_WIDENINGS: frozenset[tuple[type[DataType], type[DataType]]] = frozenset(
+READABLE_WIDENINGS: frozenset[tuple[type[DataType], type[DataType]]] = frozenset(
     {
         (IntegerType, LongType),
         (IntegerType, FloatType),
@@ -96,15 +96,6 @@ _GENERIC_REMEDY = (
 )
 
 
-_UNION_REMEDY = (
-    "The field's union gained a second non-null type, so its column would turn from a plain column into "
-    "a struct of one field per type, which the rows already loaded cannot be read as. Load the topic into "
-    "a new table (drop or rename the existing table and reset the topic's saved offsets), or soft-delete "
-    "the schema version that added the type and add the new type under a new field name (e.g. a long "
-    "under ref_long); records already written with a value of the new type then go to the quarantine."
-)
-
-
 def plan_evolution(current: StructType, latest: StructType) -> EvolutionPlan:
     """The columns a table with `current` data columns must have to hold rows of the `latest` schema."""
     changes: list[ColumnChange] = []
@@ -146,7 +137,7 @@ def _merge_type(old: DataType, new: DataType, path: str, changes: list[ColumnCha
         if old.keyType != new.keyType:
             raise UnrepresentableChange(path, old, new, _GENERIC_REMEDY)
         return MapType(old.keyType, _merge_type(old.valueType, new.valueType, f"{path}{{}}", changes), True)
-    if (type(old), type(new)) in _READABLE_WIDENINGS:
+    if (type(old), type(new)) in READABLE_WIDENINGS:
         changes.append(ColumnChange("widened", path, old.simpleString(), new.simpleString()))
         return new
     if isinstance(old, BinaryType) and isinstance(new, StringType):
@@ -159,11 +150,14 @@ def _merge_type(old: DataType, new: DataType, path: str, changes: list[ColumnCha
             + _GENERIC_REMEDY[0].lower()
             + _GENERIC_REMEDY[1:],
         )
-    if _is_union_struct(new) and not isinstance(old, StructType):
-        raise UnrepresentableChange(path, old, new, _UNION_REMEDY)
     raise UnrepresentableChange(path, old, new, _GENERIC_REMEDY)
 
 
-def _is_union_struct(data_type: DataType) -> bool:
-    """A non-null union of several types, as spark-avro's stable identifiers map it."""
-    return isinstance(data_type, StructType) and all(f.name.startswith("member_") for f in data_type.fields)
+def is_union_struct(data_type: DataType) -> bool:
+    """A union of several non-null types, as spark-avro maps it with stable identifiers (a plain column
+    whose union gains a type is handled before planning, in `loader.union_columns`)."""
+    return (
+        isinstance(data_type, StructType)
+        and len(data_type.fields) > 1
+        and all(f.name.startswith("member_") for f in data_type.fields)
+    )

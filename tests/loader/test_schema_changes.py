@@ -78,11 +78,11 @@ CASES: dict[str, tuple[dict, dict, list[dict], list[dict]]] = {
     ),
     "promotions": (
         record_schema("Reading", _fields(
-            i2l="int", i2f="int", i2d="int", l2f="long", l2d="long", f2d="float")),
+            i2l="int", i2f="int", i2d="int", l2f="long", l2d="long", f2d="float", s2b="string")),
         record_schema("Reading", _fields(
-            i2l="long", i2f="float", i2d="double", l2f="float", l2d="double", f2d="double")),
-        [{"i2l": 1, "i2f": 2, "i2d": 3, "l2f": 4, "l2d": 5, "f2d": 0.5}],
-        [{"i2l": 2**40, "i2f": 2.5, "i2d": 3.5, "l2f": 4.5, "l2d": 5.5, "f2d": 0.25}],
+            i2l="long", i2f="float", i2d="double", l2f="float", l2d="double", f2d="double", s2b="bytes")),
+        [{"i2l": 1, "i2f": 2, "i2d": 3, "l2f": 4, "l2d": 5, "f2d": 0.5, "s2b": "ab"}],
+        [{"i2l": 2**40, "i2f": 2.5, "i2d": 3.5, "l2f": 4.5, "l2d": 5.5, "f2d": 0.25, "s2b": b"cd"}],
     ),
     "enum_union": (
         record_schema("Visit", [
@@ -97,10 +97,24 @@ CASES: dict[str, tuple[dict, dict, list[dict], list[dict]]] = {
         [{"channel": "EMAIL", "ref": ("long", 2**40)}],
     ),
     "nullable_union": (
-        record_schema("Click", [{"name": "ref", "type": ["null", "string"], "default": None}]),
-        record_schema("Click", [{"name": "ref", "type": ["null", "string", "long"], "default": None}]),
-        [{"ref": "/a"}],
-        [{"ref": ("long", 9)}],
+        record_schema("Click", [
+            {"name": "ref", "type": ["null", "string"], "default": None},
+            {"name": "ctx", "type": {"type": "record", "name": "Ctx", "fields": [
+                {"name": "src", "type": ["null", "string"], "default": None}]}},
+        ]),
+        record_schema("Click", [
+            {"name": "ref", "type": ["null", "string", "long"], "default": None},
+            {"name": "ctx", "type": {"type": "record", "name": "Ctx", "fields": [
+                {"name": "src", "type": ["null", "string", "long"], "default": None}]}},
+        ]),
+        [{"ref": "/a", "ctx": {"src": "web"}}],
+        [{"ref": ("long", 9), "ctx": {"src": ("long", 4)}}],
+    ),
+    "bytes_to_string": (
+        record_schema("Blob", [{"name": "payload", "type": "bytes"}]),
+        record_schema("Blob", [{"name": "payload", "type": "string"}]),
+        [{"payload": b"ab"}],
+        [{"payload": "cd"}],
     ),
 }  # fmt: skip
 
@@ -183,18 +197,19 @@ def test_fields_added_inside_record_array_and_map(evolved: Evolved, spark: Spark
     ]  # fmt: skip
 
 
-def test_numeric_promotions_widen_the_column_and_old_files_read_widened(
+def test_promotions_widen_the_column_and_old_files_read_widened(
     evolved: Evolved, spark: SparkSession
 ) -> None:
     assert evolved.topic_report("promotions").status == "loaded"
     types = evolved.types(spark, "promotions")
-    assert [types[c] for c in ("i2l", "i2f", "i2d", "l2f", "l2d", "f2d")] == [
-        "bigint", "float", "double", "float", "double", "double",
+    assert [types[c] for c in ("i2l", "i2f", "i2d", "l2f", "l2d", "f2d", "s2b")] == [
+        "bigint", "float", "double", "float", "double", "double", "binary",
     ]  # fmt: skip
+    old, new = bytearray(b"ab"), bytearray(b"cd")  # string -> bytes: old rows read their UTF-8 bytes
     assert evolved.rows(spark, "promotions") == [
-        {"i2l": 1, "i2f": 2.0, "i2d": 3.0, "l2f": 4.0, "l2d": 5.0, "f2d": 0.5},
-        {"i2l": 2**40, "i2f": 2.5, "i2d": 3.5, "l2f": 4.5, "l2d": 5.5, "f2d": 0.25},
-        {"i2l": 1, "i2f": 2.0, "i2d": 3.0, "l2f": 4.0, "l2d": 5.0, "f2d": 0.5},
+        {"i2l": 1, "i2f": 2.0, "i2d": 3.0, "l2f": 4.0, "l2d": 5.0, "f2d": 0.5, "s2b": old},
+        {"i2l": 2**40, "i2f": 2.5, "i2d": 3.5, "l2f": 4.5, "l2d": 5.5, "f2d": 0.25, "s2b": new},
+        {"i2l": 1, "i2f": 2.0, "i2d": 3.0, "l2f": 4.0, "l2d": 5.0, "f2d": 0.5, "s2b": old},
     ]
 
 
@@ -214,20 +229,36 @@ def test_enum_symbol_added_and_union_of_several_types_gains_a_branch(
     ]
 
 
-def test_nullable_column_gaining_a_second_type_fails_only_its_topic_with_the_remedy(
+def test_nullable_column_gaining_a_type_keeps_its_column_and_gets_one_for_the_new_type(
     evolved: Evolved, spark: SparkSession
 ) -> None:
-    """["null","string"] is a plain string column; ["null","string","long"] would be a struct. The topic
-    stops with an error naming the topic, the field and the remedy; its offsets stay; others load."""
-    failed = evolved.topic_report("nullable_union")
+    """["null","string"] is a plain string column; when the union gains long, `ref` keeps the strings and
+    `ref_long` holds the longs, at the top level and inside a record (see loader.union_columns)."""
+    assert evolved.topic_report("nullable_union").status == "loaded"
+    types = evolved.types(spark, "nullable_union")
+    assert (types["ref"], types["ref_long"]) == ("string", "bigint")
+    assert types["ctx"] == "struct<src:string,src_long:bigint>"
+    assert evolved.rows(spark, "nullable_union") == [
+        {"ref": "/a", "ctx": {"src": "web", "src_long": None}, "ref_long": None},
+        {"ref": None, "ctx": {"src": None, "src_long": 4}, "ref_long": 9},
+        {"ref": "/a", "ctx": {"src": "web", "src_long": None}, "ref_long": None},
+    ]
+
+
+def test_a_change_the_table_cannot_represent_fails_only_its_topic_with_the_remedy(
+    evolved: Evolved, spark: SparkSession
+) -> None:
+    """bytes -> string is compatible, but ORC would read the old binary rows as hex text. The topic stops
+    with an error naming the topic, the column and the remedy; its offsets stay; the others load."""
+    failed = evolved.topic_report("bytes_to_string")
     assert failed.status == "failed"
-    topic = evolved.topics["nullable_union"]
-    assert failed.reason.startswith(f"{topic}: column ref is string in the table but struct<")
-    assert "union" in failed.reason and "new field name" in failed.reason
+    topic = evolved.topics["bytes_to_string"]
+    assert failed.reason.startswith(f"{topic}: column payload is binary in the table but string")
+    assert "hex text" in failed.reason and "decode(col, 'UTF-8')" in failed.reason
     assert failed.records == 0
     assert evolved.second.exit_code == EXIT_FAILED
-    assert {evolved.topic_report(c).status for c in CASES if c != "nullable_union"} == {"loaded"}
-    assert evolved.rows(spark, "nullable_union") == [{"ref": "/a"}]  # the first run's row, untouched
+    assert {evolved.topic_report(c).status for c in CASES if c != "bytes_to_string"} == {"loaded"}
+    assert evolved.rows(spark, "bytes_to_string") == [{"payload": bytearray(b"ab")}]  # untouched
     again = evolved.harness.run(spark)  # refused again, and nothing was skipped meanwhile
     retried = next(t for t in again.topics if t.topic == topic)
     assert (retried.status, retried.offsets) == ("failed", {0: (1, 3)})

@@ -124,15 +124,6 @@ def test_unrepresentable_changes_are_refused_with_the_field_and_remedy(
     assert remedy in str(refused.value)
 
 
-def test_nullable_column_gaining_a_type_is_refused_with_the_union_remedy() -> None:
-    """["null","string"] is a string column; ["null","string","long"] maps to a struct of members."""
-    members = cols(("member_string", STRING), ("member_long", LONG))
-    with pytest.raises(UnrepresentableChange) as refused:
-        plan_evolution(cols(("ref", STRING)), cols(("ref", members)))
-    assert "union gained a second non-null type" in str(refused.value)
-    assert "new field name" in str(refused.value)
-
-
 def test_union_struct_gaining_a_member_adds_a_field() -> None:
     old = cols(("ref", cols(("member_string", STRING), ("member_int", INT))))
     new = cols(("ref", cols(("member_string", STRING), ("member_int", INT), ("member_long", LONG))))
