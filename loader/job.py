@@ -61,6 +61,10 @@ QUARANTINE_TABLE = "loader_quarantine"
 # At most this many distinct foreign schema ids per topic and run are looked up in the registry to say
 # whose they are; a flood of garbage ids keeps the generic reason beyond it.
 MAX_ID_LOOKUPS = 50
+# The run's Kafka data is kept for the topics' passes, and each topic's decoded rows for counting and
+# writing, on local disk: a run's backlog can be far bigger than executor memory, and Spark's in-memory
+# columnar cache ran out of heap on a 1M-record topic in local mode even with MEMORY_AND_DISK.
+CACHE_LEVEL = StorageLevel.DISK_ONLY
 
 
 def spark_for(settings: LoaderSettings) -> SparkSession:
@@ -213,7 +217,7 @@ def _read(spark: SparkSession, settings: LoaderSettings, ranges: list[OffsetRang
     )
     if frame.rdd.getNumPartitions() > tasks:
         frame = frame.coalesce(tasks)  # many small partitions share a task instead of one task each
-    return frame.persist(StorageLevel.MEMORY_AND_DISK)
+    return frame.persist(CACHE_LEVEL)
 
 
 def _load_topic(
@@ -259,7 +263,7 @@ def _load_topic(
         if not to_read:
             report.status = "up to date"
             return []
-        decoded = decoded.persist(StorageLevel.MEMORY_AND_DISK)
+        decoded = decoded.persist(CACHE_LEVEL)
         try:
             # Per 10-minute window of record time, for the audit; the run's totals are their sums.
             counts = (
