@@ -86,6 +86,7 @@ def main() -> None:
 )
 @click.option("--records-per-task", type=int, envvar="LOADER_RECORDS_PER_TASK")
 @click.option("--task-pool-size", type=int, envvar="LOADER_TASK_POOL_SIZE")
+@click.option("--topic-threads", type=int, envvar="LOADER_TOPIC_THREADS")
 @click.option("--max-bad-ratio", type=float, envvar="LOADER_MAX_BAD_RATIO")
 @click.option("--report-json", type=click.Path(dir_okay=False, path_type=Path), envvar="LOADER_REPORT_JSON")
 def run(config: Path | None, report_json: Path | None, **flags: Any) -> None:

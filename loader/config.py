@@ -24,6 +24,7 @@ class LoaderSettings:
     partition_granularity: Granularity = "hour"
     records_per_task: int = 500_000
     task_pool_size: int = 4
+    topic_threads: int = 4  # topics decoded and written at the same time (Spark runs their jobs side by side)
     max_bad_ratio: float = 0.0  # above this share of quarantined records, a topic fails the run
     spark_master: str | None = None
     metadata_timeout_s: float = 30.0  # how long Kafka and the registry may take to answer a question
@@ -37,8 +38,8 @@ class LoaderSettings:
             raise ValueError(
                 f"partition granularity must be 'day' or 'hour', not {self.partition_granularity!r}"
             )
-        if self.records_per_task < 1 or self.task_pool_size < 1:
-            raise ValueError("records per task and the task pool size must be at least 1")
+        if self.records_per_task < 1 or self.task_pool_size < 1 or self.topic_threads < 1:
+            raise ValueError("records per task, the task pool size and topic threads must be at least 1")
         if not 0 <= self.max_bad_ratio <= 1:
             raise ValueError("the bad-record ratio must be between 0 and 1")
         return self

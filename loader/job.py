@@ -1,16 +1,19 @@
 """One run of the load: every topic with a registered value schema into its table, exactly once.
 
 Discover (Kafka topics, registry subjects) -> plan (saved offsets to Kafka's end offsets, fixed now) ->
-read (one Spark read of every range, balanced over a fixed pool of tasks) -> per topic: decode and
-project, create or evolve the table, stage the rows -> commit (see `loader.commit_protocol`).
+read (one Spark read of every range, balanced over a fixed pool of tasks) -> per topic, several at a time:
+decode and project, create or evolve the table, stage the rows -> commit (see `loader.commit_protocol`).
 """
 
 from __future__ import annotations
 
 import posixpath
+import threading
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from pyspark import StorageLevel
@@ -170,20 +173,35 @@ def _load(
     raw = _read(spark, settings, ranges)
     new_offsets = dict(saved)
     staged: list[StagedTable] = []
+    shared = _SharedClients(registry)
     with ExitStack() as cleanup, Progress(console=console, transient=True) as progress:
         if raw is not None:
             cleanup.callback(raw.unpersist)
-        task = progress.add_task("loading", total=len(schemas))
-        for topic, subject in schemas.items():
-            progress.update(task, description=f"loading {topic}")
-            topic_report = reports[topic]
+        task = progress.add_task(f"loading {len(schemas)} topic(s)", total=len(schemas))
+        pool = cleanup.enter_context(ThreadPoolExecutor(settings.topic_threads, "loader-topic"))
+
+        def load(topic: str) -> list[StagedTable]:
             topic_ranges = [r for r in ranges if r.topic == topic]
-            staged += _load_topic(
-                settings, spark, log, report.run_id, raw, subject, topic_ranges, topic_report, registry
-            )
-            if topic_report.status != "failed":
-                new_offsets.update({(r.topic, r.partition): r.end for r in topic_ranges})
-            progress.advance(task)
+            try:
+                return _load_topic(
+                    settings,
+                    spark,
+                    log,
+                    report.run_id,
+                    raw,
+                    schemas[topic],
+                    topic_ranges,
+                    reports[topic],
+                    shared,
+                )
+            finally:
+                progress.advance(task)
+
+        # Topics in parallel, results (and so the manifest) in topic order.
+        for topic, topic_staged in zip(schemas, pool.map(load, schemas), strict=True):
+            staged += topic_staged
+            if reports[topic].status != "failed":
+                new_offsets.update({(r.topic, r.partition): r.end for r in ranges if r.topic == topic})
     report.topics = [reports[t] for t in sorted(reports)]
     crash_point("after_staging")
     if new_offsets != saved or staged:
@@ -220,6 +238,16 @@ def _read(spark: SparkSession, settings: LoaderSettings, ranges: list[OffsetRang
     return frame.persist(CACHE_LEVEL)
 
 
+@dataclass
+class _SharedClients:
+    """What the topics' threads share: the metastore, whose table DDL goes one topic at a time (two
+    topics creating the quarantine table at once would collide), and the registry's HTTP session."""
+
+    registry: RegistryClient
+    catalog_lock: threading.Lock = field(default_factory=threading.Lock)
+    registry_lock: threading.Lock = field(default_factory=threading.Lock)
+
+
 def _load_topic(
     settings: LoaderSettings,
     spark: SparkSession,
@@ -229,7 +257,7 @@ def _load_topic(
     subject: SubjectSchemas,
     ranges: list[OffsetRange],
     report: TopicReport,
-    registry: RegistryClient,
+    shared: _SharedClients,
 ) -> list[StagedTable]:
     started = time.monotonic()
     topic = subject.subject.removesuffix("-value")
@@ -253,10 +281,11 @@ def _load_topic(
             raise ValueError(
                 f"field(s) {', '.join(clash)} clash with the loader's metadata columns; rename them"
             )
-        current = table_data_schema(spark, table) if spark.catalog.tableExists(table) else None
-        table_schema, shape = fit_unions(current, good.schema)
-        data_schema = with_comments(table_schema, column_comments(subject.latest_schema))
-        state = ensure_table(spark, table, data_schema, settings.partition_granularity)
+        with shared.catalog_lock:
+            current = table_data_schema(spark, table) if spark.catalog.tableExists(table) else None
+            table_schema, shape = fit_unions(current, good.schema)
+            data_schema = with_comments(table_schema, column_comments(subject.latest_schema))
+            state = ensure_table(spark, table, data_schema, settings.partition_granularity)
         report.table_action = state.action
         report.table_changes = [c.describe() for c in state.changes if c.kind != "kept_removed"]
         crash_point("after_table_ready")
@@ -277,18 +306,19 @@ def _load_topic(
             report.records = sum(int(c["good"]) for c in counts)
             report.quarantined = sum(int(c["bad"]) for c in counts)
             report.windows = {c["window"]: int(c["good"]) + int(c["bad"]) for c in sorted(counts)}
-            rows = good_rows(decoded)
+            rows = good  # derived from `decoded` before it was cached, it reads the cache all the same
             if shape is not None:
                 rows = reshape(rows, shape)
             staged = [_stage(log, run_id, table, state.location, rows, settings)]
             if report.quarantined:
                 # After counting, on the driver: one registry look-up per distinct foreign id.
-                reasons = {
-                    schema_id: describe_foreign_id(registry, schema_id, subject.subject)
-                    for schema_id in foreign_schema_ids(decoded, subject, MAX_ID_LOOKUPS)
-                }
+                foreign = foreign_schema_ids(decoded, subject, MAX_ID_LOOKUPS)
+                with shared.registry_lock:
+                    reasons = {i: describe_foreign_id(shared.registry, i, subject.subject) for i in foreign}
                 bad = with_reasons_by_id(bad_rows(decoded), subject, reasons)
-                staged.append(_stage_quarantine(spark, log, run_id, topic, bad, settings))
+                staged.append(
+                    _stage_quarantine(spark, log, run_id, topic, bad, settings, shared.catalog_lock)
+                )
         finally:
             decoded.unpersist()
         return [s for s in staged if s.files]
@@ -330,11 +360,18 @@ def _stage(
 
 
 def _stage_quarantine(
-    spark: SparkSession, log: CommitLog, run_id: str, topic: str, rows: DataFrame, settings: LoaderSettings
+    spark: SparkSession,
+    log: CommitLog,
+    run_id: str,
+    topic: str,
+    rows: DataFrame,
+    settings: LoaderSettings,
+    catalog_lock: threading.Lock,
 ) -> StagedTable:
     """Bad records go to the database's quarantine table, staged per topic so topics never overwrite
     each other's staging."""
     table = f"{settings.database}.{QUARANTINE_TABLE}"
     rows = rows.withColumn("run_id", F.lit(run_id))
-    state = ensure_table(spark, table, rows.schema, settings.partition_granularity)
+    with catalog_lock:
+        state = ensure_table(spark, table, rows.schema, settings.partition_granularity)
     return _stage(log, run_id, table, state.location, rows, settings, f"{table}/{topic}", "timestamp")

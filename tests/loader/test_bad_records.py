@@ -74,3 +74,24 @@ def test_max_bad_ratio_below_exits_0_and_above_exits_3(harness: Harness, spark: 
     assert (
         spark.sql(f"SELECT * FROM {harness.database}.loader_quarantine WHERE topic = '{topic}'").count() == 2
     )
+
+
+def test_topics_loaded_side_by_side_share_one_new_quarantine_table(
+    harness: Harness, spark: SparkSession
+) -> None:
+    """Four new topics, each with a bad record, in a database that has no quarantine table yet, loaded
+    by four threads: the table is created once, and every topic's good and bad records arrive."""
+    topics = [harness.topic() for _ in range(4)]
+    for n, topic in enumerate(topics):
+        harness.produce(topic, EVENT, [{"id": n}])
+        harness.produce_raw(topic, [b"\x07bad"])
+
+    report = harness.run(spark, topic_threads=4, max_bad_ratio=1.0)
+
+    assert report.exit_code == 0, report.to_json()
+    assert [(t.status, t.records, t.quarantined) for t in report.topics] == [("loaded", 1, 1)] * 4
+    quarantined = spark.sql(f"SELECT topic FROM {harness.database}.loader_quarantine").collect()
+    assert sorted(r["topic"] for r in quarantined) == sorted(topics)
+    for n, topic in enumerate(topics):
+        table = next(t.table for t in report.topics if t.topic == topic)
+        assert [r["id"] for r in spark.table(table).collect()] == [n]
