@@ -45,6 +45,10 @@ def main() -> None:
 @click.option("--max-body-bytes", type=click.IntRange(1), default=None, help="Largest request body.")
 @click.option("--max-schema-chars", type=click.IntRange(1), default=None, help="Largest schema text.")
 @click.option("--enable-bench-endpoint", is_flag=True, default=None, hidden=True)
+@click.option(
+    "--auth/--no-auth", "auth_enabled", default=None, help="Require credentials (users: `registry users`)."
+)
+@click.option("--anonymous-read", is_flag=True, default=None, help="With --auth, let anyone read.")
 def serve(
     host: str,
     port: int,
@@ -54,6 +58,8 @@ def serve(
     max_body_bytes: int | None,
     max_schema_chars: int | None,
     enable_bench_endpoint: bool | None,
+    auth_enabled: bool | None,
+    anonymous_read: bool | None,
 ) -> None:
     """Serve the registry API with gunicorn; an empty database is migrated first."""
     require_server_packages()
@@ -65,6 +71,8 @@ def serve(
         max_body_bytes=max_body_bytes,
         max_schema_chars=max_schema_chars,
         enable_bench_endpoint=enable_bench_endpoint,
+        auth_enabled=auth_enabled,
+        anonymous_read=anonymous_read,
     )
     try:
         if migrate.upgrade_if_empty(cfg.database_url):

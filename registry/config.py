@@ -37,6 +37,13 @@ class RegistryConfig:
     enable_bench_endpoint: bool = False
     #: Upgrade an empty database on start (``registry serve`` does; tests of migrations do not).
     auto_upgrade: bool = True
+    #: Require credentials (HTTP Basic or a bearer token of a user from ``registry users``) and roles.
+    auth_enabled: bool = False
+    #: With auth on, let requests without credentials read (never write).
+    anonymous_read: bool = False
+    #: Failed authentications per user name and client address within the window before answering 429.
+    auth_max_failures: int = 10
+    auth_failure_window_s: int = 300
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **overrides: object) -> RegistryConfig:
