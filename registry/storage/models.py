@@ -100,3 +100,25 @@ class SchemaReference(Base):
     name: Mapped[str] = mapped_column(Text)
     subject: Mapped[str] = mapped_column(String(255))
     version: Mapped[int] = mapped_column(Integer)
+
+
+class User(Base):
+    """Someone (a person or a service) who may call the API when authentication is on.
+
+    Secrets are stored only as argon2 hashes. A bearer token is ``<token_id>.<secret>``: the id finds the
+    row (it is not secret), the secret is verified against ``token_hash``, so one slow hash per request
+    at most (and none once verified, see ``registry.auth.credentials``).
+    """
+
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(128), unique=True)
+    #: ``read``, ``write`` or ``admin``; each includes the ones before it.
+    role: Mapped[str] = mapped_column(String(16))
+    #: JSON list of subject prefixes a ``write`` user may register and soft-delete under.
+    write_prefixes: Mapped[str] = mapped_column(Text, default="[]")
+    password_hash: Mapped[str | None] = mapped_column(Text)
+    token_id: Mapped[str | None] = mapped_column(String(32), unique=True)
+    token_hash: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)

@@ -18,7 +18,9 @@ from registry.storage.db import Database
 from registry.storage.models import Base
 from tests.fixtures.postgres import PostgresCluster
 
-TABLES = {"registry_state", "schemas", "subjects", "subject_versions", "schema_references", "alembic_version"}
+TABLES = {
+    "registry_state", "schemas", "subjects", "subject_versions", "schema_references", "users", "alembic_version",
+}  # fmt: skip
 
 
 def assert_matches_models(url: str) -> None:
@@ -40,6 +42,22 @@ def test_upgrade_creates_what_the_models_declare_and_downgrade_removes_it(tmp_pa
     database = Database(url)
     assert set(inspect(database.engine).get_table_names()) == {"alembic_version"}
     database.dispose()
+
+
+def test_users_migration_goes_up_from_the_first_revision_and_back(tmp_path: Path) -> None:
+    """An existing 0001 database gains the users table with `registry db upgrade` and loses only it
+    going back down."""
+    url = f"sqlite:///{tmp_path / 'm.db'}"
+    migrate.upgrade(url, "0001_initial")
+    database = Database(url)
+    try:
+        assert "users" not in inspect(database.engine).get_table_names()
+        migrate.upgrade(url)
+        assert_matches_models(url)
+        migrate.downgrade(url, "0001_initial")
+        assert set(inspect(database.engine).get_table_names()) == TABLES - {"users"}
+    finally:
+        database.dispose()
 
 
 def test_cli_db_upgrade_and_current(tmp_path: Path) -> None:
