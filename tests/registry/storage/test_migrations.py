@@ -19,7 +19,8 @@ from registry.storage.models import Base
 from tests.fixtures.postgres import PostgresCluster
 
 TABLES = {
-    "registry_state", "schemas", "subjects", "subject_versions", "schema_references", "users", "alembic_version",
+    "registry_state", "schemas", "subjects", "subject_versions", "schema_references", "users",
+    "alembic_version",
 }  # fmt: skip
 
 
