@@ -130,6 +130,10 @@ def current(database_url: str | None) -> None:
 main.add_command(serve)
 main.add_command(db)
 
+from registry.auth.cli import users  # noqa: E402  (light: imports only click)
+
+main.add_command(users)
+
 from registry.schema_check.cli import check, push  # noqa: E402  (light: imports only click)
 
 main.add_command(check)

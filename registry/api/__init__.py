@@ -10,6 +10,7 @@ from urllib.parse import unquote, unquote_to_bytes
 from flask import Flask, Response
 
 from registry.api import compatibility, config, mode, schemas, subjects
+from registry.api.authentication import install_auth
 from registry.api.common import reply
 from registry.api.errors import register_error_handlers
 from registry.api.openapi import openapi_document
@@ -84,6 +85,7 @@ def create_app(cfg: RegistryConfig | None = None, registry: Registry | None = No
     app.extensions["registry"] = registry
     app.url_value_preprocessor(_convert_path_values)
     register_error_handlers(app)
+    install_auth(app, cfg, registry.db)
     for module in (subjects, schemas, compatibility, config, mode):
         app.register_blueprint(module.bp)
 
