@@ -62,8 +62,9 @@ _SUBJECT_WRITES = {"subjects.register", "subjects.delete_subject", "subjects.del
 _PERMANENT_CAPABLE = {"subjects.delete_subject", "subjects.delete_version"}
 # POSTs that only read: looking a schema up under a subject, and compatibility checks.
 _READING_POSTS = {"subjects.lookup", "compatibility.check_version", "compatibility.check_all"}
-# Paths that answer without credentials: load balancers and Prometheus scrape them.
-PUBLIC_PATHS = frozenset({"/health", "/metrics"})
+# Paths that answer without credentials: load balancers and Prometheus scrape them, and `/` (an empty
+# JSON object, as Confluent's) is what start-up scripts and proxies poll. None says anything about data.
+PUBLIC_PATHS = frozenset({"/", "/health", "/metrics"})
 
 
 def requirement(
