@@ -103,7 +103,9 @@ def request(url: str, body: dict | None = None, method: str | None = None) -> di
         return json.loads(resp.read())
 
 
-def start_server(args: argparse.Namespace, workdir: Path) -> tuple[subprocess.Popen[bytes], str]:
+def start_server(
+    args: argparse.Namespace, workdir: Path, extra: tuple[str, ...] = ()
+) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     database_url = args.database_url or f"sqlite:///{workdir / 'bench.db'}"
     command = [
@@ -122,6 +124,7 @@ def start_server(args: argparse.Namespace, workdir: Path) -> tuple[subprocess.Po
         "--threads",
         str(args.threads),
         "--enable-bench-endpoint",
+        *extra,
     ]
     path = [str(REPO_ROOT), os.environ.get("PYTHONPATH", "")]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in path if p)}
@@ -146,7 +149,13 @@ def to_ms(value: str) -> float:
 
 
 def run_wrk(
-    wrk: str, name: str, url: str, args: argparse.Namespace, script: str | None, workdir: Path
+    wrk: str,
+    name: str,
+    url: str,
+    args: argparse.Namespace,
+    script: str | None,
+    workdir: Path,
+    headers: tuple[str, ...] = (),
 ) -> Result:
     command = [
         wrk,
@@ -157,6 +166,7 @@ def run_wrk(
         "-d",
         f"{args.duration}s",
         "--latency",
+        *[part for header in headers for part in ("-H", header)],
     ]
     if script is not None:
         path = workdir / f"{re.sub(r'[^a-z]+', '_', name.lower())}.lua"
@@ -173,6 +183,39 @@ def run_wrk(
     return Result(name, rps, p50, p99, int(errors.group(1)) if errors else 0)
 
 
+def run_with_auth(wrk: str, args: argparse.Namespace, workdir: Path, schema_id: int) -> list[Result]:
+    """The bare endpoint and a read, on the same database with authentication on: what checking
+    credentials on every request costs once argon2's verification is remembered."""
+    import base64
+
+    from registry.auth.permissions import Role
+    from registry.auth.users import add_user
+    from registry.storage.db import Database
+
+    database_url = args.database_url or f"sqlite:///{workdir / 'bench.db'}"
+    database = Database(database_url)
+    add_user(database, "bench", Role.READ, password="bench-password")
+    database.dispose()
+    header = "Authorization: Basic " + base64.b64encode(b"bench:bench-password").decode()
+    proc, url = start_server(args, workdir, ("--auth",))
+    try:
+        scenarios = [
+            ("bare endpoint {}, --auth + Basic", f"{url}/_bench/empty"),
+            ("GET /schemas/ids/{id}, --auth + Basic", f"{url}/schemas/ids/{schema_id}"),
+        ]
+        results = []
+        for name, target in scenarios:
+            runs = sorted(
+                (run_wrk(wrk, name, target, args, None, workdir, (header,)) for _ in range(args.repeat)),
+                key=lambda r: r.rps,
+            )
+            results.append(runs[len(runs) // 2])
+        return results
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
@@ -182,6 +225,11 @@ def main() -> None:
     parser.add_argument("--wrk-threads", type=int, default=2)
     parser.add_argument("--database-url", default=None, help="default: a fresh SQLite file")
     parser.add_argument("--repeat", type=int, default=1, help="runs per scenario; the median run is shown")
+    parser.add_argument(
+        "--with-auth",
+        action="store_true",
+        help="then the read endpoints again with --auth and Basic credentials",
+    )
     args = parser.parse_args()
 
     wrk = ensure_wrk()
@@ -220,6 +268,8 @@ def main() -> None:
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=30)
+    if args.with_auth:
+        results += run_with_auth(wrk, args, workdir, schema_id)
     ceiling = results[0].rps
     print(
         f"\nregistry serve --workers {args.workers} --threads {args.threads}; wrk -t{args.wrk_threads} "
