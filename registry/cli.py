@@ -6,6 +6,10 @@ Other command groups attach with one ``main.add_command(...)`` line at the botto
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
+
 import click
 
 from registry.config import RegistryConfig
@@ -49,6 +53,13 @@ def main() -> None:
     "--auth/--no-auth", "auth_enabled", default=None, help="Require credentials (users: `registry users`)."
 )
 @click.option("--anonymous-read", is_flag=True, default=None, help="With --auth, let anyone read.")
+@click.option(
+    "--log-format",
+    type=click.Choice(["text", "json"]),
+    envvar="REGISTRY_LOG_FORMAT",
+    default=None,
+    help="Log lines as text or JSON objects (default: text).",
+)
 def serve(
     host: str,
     port: int,
@@ -60,9 +71,11 @@ def serve(
     enable_bench_endpoint: bool | None,
     auth_enabled: bool | None,
     anonymous_read: bool | None,
+    log_format: str | None,
 ) -> None:
     """Serve the registry API with gunicorn; an empty database is migrated first."""
     require_server_packages()
+    metrics_dir = _prometheus_multiproc_dir()
     from registry.server import serve as run_server
     from registry.storage import migrate
 
@@ -73,6 +86,7 @@ def serve(
         enable_bench_endpoint=enable_bench_endpoint,
         auth_enabled=auth_enabled,
         anonymous_read=anonymous_read,
+        log_format=log_format,
     )
     try:
         if migrate.upgrade_if_empty(cfg.database_url):
@@ -80,7 +94,24 @@ def serve(
     except RuntimeError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(f"registry: serving on http://{host}:{port} with {workers} worker(s)", err=True)
-    run_server(cfg, host, port, workers, threads)
+    try:
+        run_server(cfg, host, port, workers, threads)
+    finally:
+        if metrics_dir is not None:
+            shutil.rmtree(metrics_dir, ignore_errors=True)
+
+
+def _prometheus_multiproc_dir() -> str | None:
+    """Workers share metrics through files in ``PROMETHEUS_MULTIPROC_DIR``; made (and removed) here if unset.
+
+    It must be set before prometheus_client is first imported, hence here and not in the server module.
+    Returns the directory when this process created it.
+    """
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        return None
+    created = tempfile.mkdtemp(prefix="registry-metrics-")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = created
+    return created
 
 
 @click.group()

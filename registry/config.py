@@ -44,6 +44,8 @@ class RegistryConfig:
     #: Failed authentications per user name and client address within the window before answering 429.
     auth_max_failures: int = 10
     auth_failure_window_s: int = 300
+    #: ``text`` or ``json`` (one JSON object per line) for the service's logs.
+    log_format: str = "text"
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **overrides: object) -> RegistryConfig:

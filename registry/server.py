@@ -14,6 +14,7 @@ from gunicorn.app.base import BaseApplication
 
 from registry.api import create_app
 from registry.config import RegistryConfig
+from registry.observability import logs, metrics
 
 
 class RegistryServer(BaseApplication):  # type: ignore[misc]
@@ -30,6 +31,7 @@ class RegistryServer(BaseApplication):  # type: ignore[misc]
                 self.cfg.set(key, value)
 
     def load(self) -> Flask:
+        logs.configure(self.cfg_registry.log_format)
         return create_app(self.cfg_registry)
 
 
@@ -52,7 +54,13 @@ def gunicorn_options(
         "errorlog": "-",
         "loglevel": log_level,
         "proc_name": "registry",
+        # With several workers, metrics live in per-process files; a dead worker's gauges are dropped.
+        "child_exit": _child_exit,
     }
+
+
+def _child_exit(_server: Any, worker: Any) -> None:
+    metrics.worker_exited(worker.pid)
 
 
 def serve(cfg: RegistryConfig, host: str, port: int, workers: int, threads: int) -> None:
@@ -62,4 +70,6 @@ def serve(cfg: RegistryConfig, host: str, port: int, workers: int, threads: int)
 
 def wsgi() -> Flask:
     """For running under another WSGI server: ``gunicorn 'registry.server:wsgi()'`` (config from env)."""
-    return create_app(RegistryConfig.from_env())
+    cfg = RegistryConfig.from_env()
+    logs.configure(cfg.log_format)
+    return create_app(cfg)

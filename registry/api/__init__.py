@@ -15,6 +15,7 @@ from registry.api.common import reply
 from registry.api.errors import register_error_handlers
 from registry.api.openapi import openapi_document
 from registry.config import RegistryConfig
+from registry.observability import install_observability
 from registry.service import requests as parse
 from registry.storage.db import Database
 from registry.storage.repository import Registry
@@ -85,6 +86,7 @@ def create_app(cfg: RegistryConfig | None = None, registry: Registry | None = No
     app.extensions["registry"] = registry
     app.url_value_preprocessor(_convert_path_values)
     register_error_handlers(app)
+    install_observability(app, cfg, registry)
     install_auth(app, cfg, registry.db)
     for module in (subjects, schemas, compatibility, config, mode):
         app.register_blueprint(module.bp)

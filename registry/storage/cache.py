@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
 
 V = TypeVar("V")
@@ -23,16 +23,20 @@ class LRUCache(Generic[V]):
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
+        #: Told of every lookup (True for a hit), e.g. to export hit rates as metrics.
+        self.observer: Callable[[bool], None] | None = None
 
     def get(self, key: Hashable) -> V | None:
         with self._lock:
             value = self._data.get(key)
             if value is None:
                 self.misses += 1
-                return None
-            self._data.move_to_end(key)
-            self.hits += 1
-            return value
+            else:
+                self._data.move_to_end(key)
+                self.hits += 1
+        if self.observer is not None:
+            self.observer(value is not None)
+        return value
 
     def put(self, key: Hashable, value: V) -> None:
         if self.capacity == 0:

@@ -1,0 +1,110 @@
+"""What operators need to run the registry: ``/health``, ``/metrics``, request ids and structured logs.
+
+``install_observability`` is the one call the app factory makes; the pieces live in their own modules
+(``metrics``, ``logs``) and hold no Flask code, this module is the Flask glue.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from flask import Flask, Response, g, request
+from sqlalchemy import text
+
+from registry.api.common import reply
+from registry.config import RegistryConfig
+from registry.observability import logs, metrics
+from registry.storage.repository import Registry
+from registry.storage.views import Registered
+
+log = logging.getLogger("registry.requests")
+HEALTH_PATH = "/health"
+METRICS_PATH = "/metrics"
+_REGISTER_ENDPOINT = "subjects.register"
+_REFUSAL_REASONS = {409: "incompatible", 422: "invalid"}
+
+
+def install_observability(app: Flask, cfg: RegistryConfig, registry: Registry) -> None:
+    """Adds the two operator routes, per-request ids, access logs, metrics and cache counters."""
+    _observe_caches(registry)
+    _count_registrations(registry)
+
+    @app.get(HEALTH_PATH)
+    def health() -> Response:
+        try:
+            with registry.db.read() as session:
+                session.execute(text("SELECT 1"))
+        except Exception as exc:  # any failure means "not ready"
+            log.warning("health check failed: %s", type(exc).__name__)
+            return reply({"status": "unavailable", "database": "unreachable"}, 503)
+        return reply({"status": "ok"}, 200)
+
+    @app.get(METRICS_PATH)
+    def prometheus() -> Response:
+        payload, content_type = metrics.exposition()
+        return Response(payload, content_type=content_type)
+
+    @app.before_request
+    def start() -> None:
+        g.request_id = logs.request_id(request.headers.get(logs.REQUEST_ID_HEADER))
+        g.started = time.perf_counter()
+
+    @app.after_request
+    def finish(response: Response) -> Response:
+        rid = g.get("request_id") or logs.request_id(None)
+        response.headers[logs.REQUEST_ID_HEADER] = rid
+        elapsed = time.perf_counter() - g.get("started", time.perf_counter())
+        endpoint = request.url_rule.rule if request.url_rule is not None else metrics.UNMATCHED
+        metrics.REQUESTS.labels(endpoint, request.method, str(response.status_code)).inc()
+        metrics.LATENCY.labels(endpoint, request.method).observe(elapsed)
+        fields: dict[str, Any] = {
+            "request_id": rid,
+            "method": request.method,
+            "path": request.path,
+            "status": response.status_code,
+            "duration_ms": round(elapsed * 1000, 3),
+        }
+        if request.endpoint == _REGISTER_ENDPOINT and response.status_code in _REFUSAL_REASONS:
+            _log_refusal(response, fields)
+        log.info("%s %s %d", request.method, request.path, response.status_code, extra=fields)
+        return response
+
+
+def _log_refusal(response: Response, fields: dict[str, Any]) -> None:
+    """Every refused registration is a WARNING naming the subject and why (the error body's message)."""
+    kind = _REFUSAL_REASONS[response.status_code]
+    metrics.REFUSALS.labels(kind).inc()
+    body = response.get_json(silent=True) or {}
+    reason = str(body.get("message", ""))
+    subject = (request.view_args or {}).get("subject")
+    log.warning(
+        "registration refused (%s): subject=%s reason=%s",
+        kind,
+        subject,
+        reason,
+        extra={**fields, "subject": subject, "reason": reason},
+    )
+
+
+def _observe_caches(registry: Registry) -> None:
+    """Counts hits and misses of the schema caches (the LRUs report each lookup to an observer)."""
+    for name in ("schema", "parsed", "version", "request", "registered"):
+        cache = getattr(registry, f"{name}_cache", None)
+        if cache is not None:
+            hit, miss = metrics.cache_observer(name)
+            cache.observer = lambda found, hit=hit, miss=miss: (hit if found else miss).inc()
+
+
+def _count_registrations(registry: Registry) -> None:
+    """Counts registrations that created a version (re-registering an existing schema is not one)."""
+    register = registry.register
+
+    def counted(*args: Any, **kwargs: Any) -> Registered:
+        done = register(*args, **kwargs)
+        if done.created:
+            metrics.REGISTRATIONS.inc()
+        return done
+
+    registry.register = counted  # type: ignore[method-assign]
