@@ -13,6 +13,7 @@ import re
 import sys
 import uuid
 from datetime import UTC, datetime
+from typing import TextIO
 
 LOG_FORMATS = ("text", "json")
 REQUEST_ID_HEADER = "X-Request-ID"
@@ -60,14 +61,14 @@ class TextFormatter(logging.Formatter):
         return f"{line} [request_id={rid}]" if rid else line
 
 
-def configure(log_format: str, level: int = logging.INFO) -> None:
-    """Sends the ``registry`` loggers to stderr in ``log_format``; calling it again replaces the handler."""
+def configure(log_format: str, level: int = logging.INFO, stream: TextIO | None = None) -> None:
+    """Sends the ``registry`` loggers to ``stream`` (stderr) in ``log_format``; a second call replaces it."""
     if log_format not in LOG_FORMATS:
         raise ValueError(f"log format must be one of {', '.join(LOG_FORMATS)}, not {log_format!r}")
     logger = logging.getLogger("registry")
     for handler in [h for h in logger.handlers if h.get_name() == _HANDLER_NAME]:
         logger.removeHandler(handler)
-    handler = logging.StreamHandler(sys.stderr)
+    handler = logging.StreamHandler(stream or sys.stderr)
     handler.set_name(_HANDLER_NAME)
     handler.setFormatter(JsonFormatter() if log_format == "json" else TextFormatter())
     logger.addHandler(handler)

@@ -1,0 +1,115 @@
+"""Request ids, log lines, /health and /metrics, in process (the real-HTTP checks are in test_http)."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from flask.testing import FlaskClient
+from prometheus_client import REGISTRY
+
+from registry.api import create_app
+from registry.config import RegistryConfig
+from registry.observability import logs
+from tests.registry.api.helpers import body, record
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[FlaskClient]:
+    app = create_app(RegistryConfig(database_url=f"sqlite:///{tmp_path / 'registry.db'}"))
+    yield app.test_client()
+    app.extensions["registry"].db.dispose()
+
+
+@pytest.fixture
+def json_lines() -> Iterator[object]:
+    """Switches the registry loggers to JSON into a buffer; yields a reader of the parsed lines."""
+    buffer = io.StringIO()
+    logs.configure("json", stream=buffer)
+
+    def read() -> list[dict[str, object]]:
+        return [json.loads(line) for line in buffer.getvalue().splitlines()]
+
+    yield read
+    logs.configure("text")
+
+
+def _sample(name: str, **labels: str) -> float:
+    return REGISTRY.get_sample_value(name, labels) or 0.0
+
+
+def test_request_id_is_kept_when_safe_and_generated_otherwise(client: FlaskClient) -> None:
+    assert (
+        client.get("/subjects", headers={"X-Request-ID": "abc-123.x"}).headers["X-Request-ID"] == "abc-123.x"
+    )
+    for bad in ("has space", "x" * 129, 'quote"s', "caf\u00e9", ""):
+        rid = client.get("/subjects", headers={"X-Request-ID": bad}).headers["X-Request-ID"]
+        assert rid != bad and len(rid) == 32
+    first, second = (client.get("/subjects").headers["X-Request-ID"] for _ in range(2))
+    assert first != second
+
+
+def test_json_access_line_has_the_request_fields(client: FlaskClient, json_lines) -> None:  # type: ignore[no-untyped-def]
+    client.get("/subjects", headers={"X-Request-ID": "req-1"})
+    (line,) = [entry for entry in json_lines() if entry.get("request_id") == "req-1"]
+    assert line["level"] == "INFO" and line["method"] == "GET" and line["path"] == "/subjects"
+    assert line["status"] == 200 and isinstance(line["duration_ms"], float)
+    assert line["timestamp"].endswith("+00:00") and "GET /subjects 200" in line["message"]
+
+
+def test_refused_registrations_are_warnings_with_subject_and_reason(client: FlaskClient, json_lines) -> None:  # type: ignore[no-untyped-def]
+    refused = {"incompatible": 0.0, "invalid": 0.0}
+    before = {k: _sample("registry_schema_refusals_total", reason=k) for k in refused}
+    assert client.post("/subjects/w-value/versions", json=body(record(a="int"))).status_code == 200
+    assert client.post("/subjects/w-value/versions", json=body(record(a="string"))).status_code == 409
+    assert client.post("/subjects/w-value/versions", json=body('{"type": "nope"}')).status_code == 422
+    warnings = [entry for entry in json_lines() if entry["level"] == "WARNING"]
+    assert [w["subject"] for w in warnings] == ["w-value", "w-value"]
+    assert "incompatible" in warnings[0]["message"] and warnings[0]["status"] == 409
+    assert "invalid" in warnings[1]["message"] and warnings[1]["reason"]
+    for kind in refused:
+        assert _sample("registry_schema_refusals_total", reason=kind) == before[kind] + 1
+
+
+def test_text_format_names_the_request_id(client: FlaskClient) -> None:
+    buffer = io.StringIO()
+    logs.configure("text", stream=buffer)
+    client.get("/subjects", headers={"X-Request-ID": "req-text"})
+    assert "GET /subjects 200 [request_id=req-text]" in buffer.getvalue()
+    logs.configure("text")
+    with pytest.raises(ValueError, match="log format"):
+        logs.configure("xml")
+
+
+def test_metrics_label_routes_not_paths_and_count_registrations_and_cache(client: FlaskClient) -> None:
+    rule = "/subjects/<subject>/versions"
+    before = _sample("registry_http_requests_total", endpoint=rule, method="POST", status="200")
+    registered = _sample("registry_schema_registrations_total")
+    hits = _sample("registry_cache_lookups_total", cache="schema", result="hit")
+    for subject in ("m1-value", "m2-value"):
+        assert client.post(f"/subjects/{subject}/versions", json=body(record(b="int"))).status_code == 200
+    assert client.post("/subjects/m1-value/versions", json=body(record(b="int"))).status_code == 200
+    schema_id = client.get("/subjects/m1-value/versions/1").get_json()["id"]
+    for _ in range(2):
+        assert client.get(f"/schemas/ids/{schema_id}").status_code == 200
+    client.get("/no/such/path")
+
+    text = client.get("/metrics").get_data(as_text=True)
+    assert "m1-value" not in text and "/no/such/path" not in text
+    assert 'endpoint="<unmatched>"' in text
+    assert _sample("registry_http_requests_total", endpoint=rule, method="POST", status="200") == before + 3
+    assert _sample("registry_schema_registrations_total") == registered + 2, "a re-registration is not new"
+    assert _sample("registry_cache_lookups_total", cache="schema", result="hit") >= hits + 1
+    assert _sample("registry_http_request_duration_seconds_count", endpoint=rule, method="POST") >= 3
+
+
+def test_health_checks_the_database(client: FlaskClient, tmp_path: Path) -> None:
+    ok = client.get("/health")
+    assert ok.status_code == 200 and ok.get_json() == {"status": "ok"}
+    gone = RegistryConfig(database_url=f"sqlite:///{tmp_path / 'missing' / 'x.db'}", auto_upgrade=False)
+    app = create_app(gone)
+    down = app.test_client().get("/health")
+    assert down.status_code == 503 and down.get_json()["status"] == "unavailable"
