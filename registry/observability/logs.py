@@ -38,6 +38,7 @@ class JsonFormatter(logging.Formatter):
             "timestamp": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
             "level": record.levelname,
             "logger": record.name,
+            "pid": record.process,
             "message": record.getMessage(),
         }
         for name in REQUEST_FIELDS:
