@@ -1,4 +1,4 @@
-"""Database failures answer 50001 with an error body; the service recovers when the database returns."""
+"""Database failures answer 50001 and /health 503; everything recovers when the database returns."""
 
 from __future__ import annotations
 
@@ -38,12 +38,27 @@ def test_postgres_going_away_is_50001_and_recovers(
     )
     schema_id = schema_id.json()["id"]
     assert requests.get(f"{server.url}/schemas/ids/{schema_id}", timeout=10).status_code == 200
+    assert requests.get(f"{server.url}/health", timeout=10).json() == {"status": "ok"}
     postgres_cluster.stop()
     try:
         down = requests.get(f"{server.url}/subjects", timeout=30)
         assert down.status_code == 500 and down.json()["error_code"] == 50001
         cached = requests.get(f"{server.url}/schemas/ids/{schema_id}", timeout=10)
         assert cached.status_code == 200, "ids already seen are served from memory during an outage"
+        refused = requests.post(
+            f"{server.url}/subjects/o-value/versions", json=body(record(id="long", n=("int", 0))), timeout=30
+        )
+        assert refused.status_code == 500 and refused.json()["error_code"] == 50001
+        health = requests.get(f"{server.url}/health", timeout=30)
+        assert health.status_code == 503 and health.json()["status"] == "unavailable"
     finally:
         postgres_cluster.start()
+    assert requests.get(f"{server.url}/health", timeout=30).json() == {"status": "ok"}
     assert requests.get(f"{server.url}/subjects", timeout=30).json() == ["o-value"]
+    assert requests.get(f"{server.url}/subjects/o-value/versions", timeout=30).json() == [1], (
+        "nothing half-written"
+    )
+    again = requests.post(
+        f"{server.url}/subjects/o-value/versions", json=body(record(id="long", n=("int", 0))), timeout=30
+    )
+    assert again.status_code == 200 and again.json()["id"] == schema_id + 1, "no id was used up by the outage"
