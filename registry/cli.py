@@ -170,6 +170,11 @@ from registry.schema_check.cli import check, push  # noqa: E402  (light: imports
 main.add_command(check)
 main.add_command(push)
 
+from registry.backup_cli import export_command, import_command  # noqa: E402  (light: imports only click)
+
+main.add_command(export_command)
+main.add_command(import_command)
+
 
 if __name__ == "__main__":
     main()
