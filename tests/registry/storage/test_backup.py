@@ -1,0 +1,163 @@
+"""``registry export`` / ``registry import``: a round trip SQLite -> PostgreSQL -> SQLite keeps every id,
+version, soft delete and setting; bad files and non-empty targets are refused without writing anything."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+from click.testing import CliRunner, Result
+from confluent_kafka.schema_registry import SchemaRegistryClient
+from flask.testing import FlaskClient
+
+from registry.api import create_app
+from registry.cli import main
+from registry.config import RegistryConfig
+from tests.fixtures.registry_server import RegistryProcess
+from tests.registry.api.helpers import body, record
+
+V1 = record(a="int")
+V2 = record(a="int", b=("string", "x"))
+PATHS = [
+    "/subjects",
+    "/subjects?deleted=true",
+    "/subjects/a-value/versions",
+    "/subjects/a-value/versions?deleted=true",
+    "/subjects/a-value/versions/2",
+    "/subjects/a-value/versions/1?deleted=true",
+    "/subjects/c-value/versions?deleted=true",
+    "/schemas?deleted=true",
+    "/config",
+    "/config/b-value",
+    "/mode",
+    "/mode/b-value",
+]
+
+
+def _cli(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+@pytest.fixture
+def source(tmp_path: Path) -> Iterator[tuple[str, FlaskClient]]:
+    """A SQLite registry with soft deletes, a shared schema, per-subject and global settings."""
+    url = f"sqlite:///{tmp_path / 'source.db'}"
+    app = create_app(RegistryConfig(database_url=url))
+    client = app.test_client()
+    for subject, schema in (("a-value", V1), ("a-value", V2), ("b-value", V2), ("c-value", V1)):
+        assert client.post(f"/subjects/{subject}/versions", json=body(schema)).status_code == 200
+    assert client.delete("/subjects/a-value/versions/1").status_code == 200
+    assert client.delete("/subjects/c-value").status_code == 200
+    assert client.put("/config/b-value", json={"compatibility": "NONE"}).status_code == 200
+    assert client.put("/mode/b-value", json={"mode": "READONLY"}).status_code == 200
+    assert client.put("/config", json={"compatibility": "FORWARD"}).status_code == 200
+    yield url, client
+    app.extensions["registry"].db.dispose()
+
+
+def _without_times(document: dict[str, Any]) -> dict[str, Any]:
+    """The content of a backup, without the moments it was taken (timestamps' formats differ per database)."""
+    out = json.loads(json.dumps(document))
+    out.pop("exported_at")
+    for schema in out["schemas"]:
+        schema.pop("created_at")
+    for subject in out["subjects"]:
+        for version in subject["versions"]:
+            version.pop("created_at")
+    return out
+
+
+@pytest.mark.integration
+def test_round_trip_sqlite_postgres_sqlite_keeps_everything(
+    source: tuple[str, FlaskClient],
+    fresh_postgres_url: str,
+    registry_factory: Callable[..., RegistryProcess],
+    tmp_path: Path,
+) -> None:
+    source_url, client = source
+    backup = tmp_path / "backup.json"
+    assert _cli("export", "--database-url", source_url, "-o", str(backup)).exit_code == 0
+    document = json.loads(backup.read_text())
+    assert document["format_version"] == 1 and len(document["schemas"]) == 2
+    assert _cli("import", "--database-url", fresh_postgres_url, str(backup)).exit_code == 0
+
+    server = registry_factory(fresh_postgres_url, workers=1, threads=2)
+    for path in PATHS:
+        expected = client.get(path)
+        got = requests.get(server.url + path, timeout=10)
+        assert (got.status_code, got.json()) == (expected.status_code, expected.get_json()), path
+    confluent = SchemaRegistryClient({"url": server.url})
+    for schema in document["schemas"]:
+        assert confluent.get_schema(schema["id"]).schema_str == schema["schema"]
+    newer = requests.post(
+        f"{server.url}/subjects/a-value/versions", json=body(record(a="int", b=("string", "x"), c=("int", 0)))
+    )
+    assert newer.json()["id"] == 3, "new ids continue after the imported ones"
+
+    again = tmp_path / "again.json"
+    assert _cli("export", "--database-url", fresh_postgres_url, "-o", str(again)).exit_code == 0
+    back = f"sqlite:///{tmp_path / 'back.db'}"
+    assert _cli("import", "--database-url", back, str(again)).exit_code == 0
+    assert _cli("export", "--database-url", back, "-o", str(tmp_path / "back.json")).exit_code == 0
+    assert _without_times(json.loads((tmp_path / "back.json").read_text())) == _without_times(
+        json.loads(again.read_text())
+    )
+
+
+def _subjects(url: str) -> list[str]:
+    app = create_app(RegistryConfig(database_url=url))
+    try:
+        return app.test_client().get("/subjects?deleted=true").get_json()
+    finally:
+        app.extensions["registry"].db.dispose()
+
+
+def test_non_empty_target_needs_force(source: tuple[str, FlaskClient], tmp_path: Path) -> None:
+    source_url, _ = source
+    backup = tmp_path / "backup.json"
+    _cli("export", "--database-url", source_url, "-o", str(backup))
+    target = f"sqlite:///{tmp_path / 'target.db'}"
+    create_app(RegistryConfig(database_url=target)).test_client().post(
+        "/subjects/other-value/versions", json=body(V1)
+    )
+    refused = _cli("import", "--database-url", target, str(backup))
+    assert refused.exit_code == 1 and "not empty" in refused.output
+    assert _subjects(target) == ["other-value"]
+    assert _cli("import", "--database-url", target, "--force", str(backup)).exit_code == 0
+    assert _subjects(target) == ["a-value", "b-value", "c-value"]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: "{not json", "not a JSON document"),
+        (lambda d: {**d, "format_version": 99}, "unsupported backup format_version 99"),
+        (lambda d: {**d, "format": "something-else"}, "not a registry backup"),
+        (lambda d: {k: v for k, v in d.items() if k != "schemas"}, "malformed backup"),
+        (lambda d: _edit(d, lambda x: x["subjects"][0]["versions"][0].update(schema_id=77)),
+         "unknown schema id 77"),
+        (lambda d: _edit(d, lambda x: x["schemas"][1].update(identity_hash=x["schemas"][0]["identity_hash"])),
+         "contradicts itself"),
+    ],
+)  # fmt: skip
+def test_bad_files_are_refused_and_nothing_is_written(
+    source: tuple[str, FlaskClient], tmp_path: Path, change: Callable[[Any], Any], message: str
+) -> None:
+    source_url, _ = source
+    backup = tmp_path / "backup.json"
+    _cli("export", "--database-url", source_url, "-o", str(backup))
+    changed = change(json.loads(backup.read_text()))
+    backup.write_text(changed if isinstance(changed, str) else json.dumps(changed))
+    target = f"sqlite:///{tmp_path / 'target.db'}"
+    refused = _cli("import", "--database-url", target, str(backup))
+    assert refused.exit_code == 1 and message in refused.output
+    assert _subjects(target) == []
+
+
+def _edit(document: dict[str, Any], edit: Callable[[dict[str, Any]], Any]) -> dict[str, Any]:
+    edit(document)
+    return document
