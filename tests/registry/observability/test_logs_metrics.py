@@ -113,3 +113,16 @@ def test_health_checks_the_database(client: FlaskClient, tmp_path: Path) -> None
     app = create_app(gone)
     down = app.test_client().get("/health")
     assert down.status_code == 503 and down.get_json()["status"] == "unavailable"
+
+
+def test_health_and_metrics_need_no_credentials_when_auth_is_on(tmp_path: Path) -> None:
+    cfg = RegistryConfig(database_url=f"sqlite:///{tmp_path / 'auth.db'}", auth_enabled=True)
+    app = create_app(cfg)
+    client = app.test_client()
+    try:
+        assert client.get("/subjects").status_code == 401
+        assert client.get("/health").status_code == 200
+        metrics = client.get("/metrics")
+        assert metrics.status_code == 200 and b"registry_http_requests_total" in metrics.data
+    finally:
+        app.extensions["registry"].db.dispose()
