@@ -105,9 +105,15 @@ def _prometheus_multiproc_dir() -> str | None:
     """Workers share metrics through files in ``PROMETHEUS_MULTIPROC_DIR``; made (and removed) here if unset.
 
     It must be set before prometheus_client is first imported, hence here and not in the server module.
-    Returns the directory when this process created it.
+    Returns the directory when this process created it. An operator's directory is emptied of the previous
+    run's files, which would otherwise be added to the new counts.
     """
-    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    configured = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if configured:
+        os.makedirs(configured, exist_ok=True)
+        for name in os.listdir(configured):
+            if name.endswith(".db"):
+                os.remove(os.path.join(configured, name))
         return None
     created = tempfile.mkdtemp(prefix="registry-metrics-")
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = created
