@@ -54,6 +54,12 @@ def main() -> None:
 )
 @click.option("--anonymous-read", is_flag=True, default=None, help="With --auth, let anyone read.")
 @click.option(
+    "--trusted-proxy-hops",
+    type=click.IntRange(0, 10),
+    default=None,
+    help="Reverse proxies whose X-Forwarded-* headers give the client's address and scheme.",
+)
+@click.option(
     "--log-format",
     type=click.Choice(["text", "json"]),
     envvar="REGISTRY_LOG_FORMAT",
@@ -71,6 +77,7 @@ def serve(
     enable_bench_endpoint: bool | None,
     auth_enabled: bool | None,
     anonymous_read: bool | None,
+    trusted_proxy_hops: int | None,
     log_format: str | None,
 ) -> None:
     """Serve the registry API with gunicorn; an empty database is migrated first."""
@@ -86,6 +93,7 @@ def serve(
         enable_bench_endpoint=enable_bench_endpoint,
         auth_enabled=auth_enabled,
         anonymous_read=anonymous_read,
+        trusted_proxy_hops=trusted_proxy_hops,
         log_format=log_format,
     )
     try:

@@ -8,6 +8,7 @@ from typing import Any
 from urllib.parse import unquote, unquote_to_bytes
 
 from flask import Flask, Response
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from registry.api import compatibility, config, mode, schemas, subjects
 from registry.api.authentication import install_auth
@@ -107,4 +108,7 @@ def create_app(cfg: RegistryConfig | None = None, registry: Registry | None = No
             return reply({})
 
     app.wsgi_app = _keep_encoded_slashes(app.wsgi_app)  # type: ignore[method-assign]
+    if cfg.trusted_proxy_hops:
+        hops = cfg.trusted_proxy_hops
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops)  # type: ignore[method-assign]
     return app
