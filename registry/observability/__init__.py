@@ -23,7 +23,25 @@ log = logging.getLogger("registry.requests")
 HEALTH_PATH = "/health"
 METRICS_PATH = "/metrics"
 _REGISTER_ENDPOINT = "subjects.register"
-_REFUSAL_REASONS = {409: "incompatible", 422: "invalid"}
+#: Why a registration was refused, from the error code of the answer (a bounded set: metric labels).
+_REFUSAL_KINDS = {
+    409: "incompatible",
+    42201: "invalid",
+    42208: "invalid",
+    42209: "invalid",
+    400: "invalid",
+    413: "invalid",
+    42205: "not_permitted",
+    40101: "unauthenticated",
+    40301: "forbidden",
+    42901: "throttled",
+    50001: "store_error",
+}
+
+
+def refusal_kind(error_code: object) -> str:
+    """The refusal's kind for the log and the ``reason`` label; ``other`` for anything unforeseen."""
+    return _REFUSAL_KINDS.get(error_code, "other") if isinstance(error_code, int) else "other"
 
 
 def install_observability(app: Flask, cfg: RegistryConfig, registry: Registry) -> None:
@@ -49,11 +67,19 @@ def install_observability(app: Flask, cfg: RegistryConfig, registry: Registry) -
     @app.before_request
     def start() -> None:
         g.request_id = logs.request_id(request.headers.get(logs.REQUEST_ID_HEADER))
+        g.request_id_token = logs.bind_request_id(g.request_id)
         g.started = time.perf_counter()
+
+    @app.teardown_request
+    def forget_request_id(_exc: BaseException | None) -> None:
+        token = g.pop("request_id_token", None)
+        if token is not None:
+            logs.unbind(token)
 
     @app.after_request
     def finish(response: Response) -> Response:
-        rid = g.get("request_id") or logs.request_id(None)
+        # Flask skips before_request when a path value is refused (42208, 42202): the id is made here then.
+        rid = g.get("request_id") or logs.request_id(request.headers.get(logs.REQUEST_ID_HEADER))
         response.headers[logs.REQUEST_ID_HEADER] = rid
         elapsed = time.perf_counter() - g.get("started", time.perf_counter())
         endpoint = request.url_rule.rule if request.url_rule is not None else metrics.UNMATCHED
@@ -66,17 +92,18 @@ def install_observability(app: Flask, cfg: RegistryConfig, registry: Registry) -
             "status": response.status_code,
             "duration_ms": round(elapsed * 1000, 3),
         }
-        if request.endpoint == _REGISTER_ENDPOINT and response.status_code in _REFUSAL_REASONS:
+        if request.endpoint == _REGISTER_ENDPOINT and response.status_code >= 400:
             _log_refusal(response, fields)
         log.info("%s %s %d", request.method, request.path, response.status_code, extra=fields)
         return response
 
 
 def _log_refusal(response: Response, fields: dict[str, Any]) -> None:
-    """Every refused registration is a WARNING naming the subject and why (the error body's message)."""
-    kind = _REFUSAL_REASONS[response.status_code]
-    metrics.REFUSALS.labels(kind).inc()
+    """Every refused registration, whoever refused it (a rule, a role, the store), is a WARNING naming the
+    subject and why (the error body's message)."""
     body = response.get_json(silent=True) or {}
+    kind = refusal_kind(body.get("error_code"))
+    metrics.REFUSALS.labels(kind).inc()
     reason = str(body.get("message", ""))
     subject = (request.view_args or {}).get("subject")
     log.warning(

@@ -33,7 +33,9 @@ LATENCY = Histogram(
 )
 REGISTRATIONS = Counter("registry_schema_registrations_total", "New subject versions registered.")
 REFUSALS = Counter(
-    "registry_schema_refusals_total", "Registrations refused, by reason (incompatible, invalid).", ["reason"]
+    "registry_schema_refusals_total",
+    "Registrations refused, by reason (incompatible, invalid, forbidden, ...).",
+    ["reason"],
 )
 CACHE_LOOKUPS = Counter(
     "registry_cache_lookups_total",

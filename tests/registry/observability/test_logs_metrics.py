@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 from collections.abc import Iterator
@@ -126,3 +127,73 @@ def test_health_and_metrics_need_no_credentials_when_auth_is_on(tmp_path: Path) 
         assert metrics.status_code == 200 and b"registry_http_requests_total" in metrics.data
     finally:
         app.extensions["registry"].db.dispose()
+
+
+def test_every_refused_registration_is_logged_and_counted_whoever_refuses(tmp_path: Path, json_lines) -> None:  # type: ignore[no-untyped-def]
+    """Refusals by role, by mode and by path validation are registrations refused too, not only 409/422."""
+    from registry.auth.permissions import Role
+    from registry.auth.users import add_user
+
+    app = create_app(RegistryConfig(database_url=f"sqlite:///{tmp_path / 'r.db'}", auth_enabled=True))
+    client = app.test_client()
+    add_user(app.extensions["registry"].db, "w", Role.WRITE, ("team-a.",), password="password-w")
+    add_user(app.extensions["registry"].db, "boss", Role.ADMIN, password="password-boss")
+    writer = {"Authorization": "Basic " + base64.b64encode(b"w:password-w").decode()}
+    boss = {"Authorization": "Basic " + base64.b64encode(b"boss:password-boss").decode()}
+    kinds = ("unauthenticated", "forbidden", "not_permitted", "invalid")
+    before = {k: _sample("registry_schema_refusals_total", reason=k) for k in kinds}
+    try:
+        schema = body(record(a="int"))
+        assert client.post("/subjects/team-a.x/versions", json=schema).status_code == 401
+        assert client.post("/subjects/team-b.x/versions", json=schema, headers=writer).status_code == 403
+        assert client.put("/mode/team-a.ro", json={"mode": "READONLY"}, headers=boss).status_code == 200
+        assert client.post("/subjects/team-a.ro/versions", json=schema, headers=writer).status_code == 422
+        assert client.post("/subjects/team-a.%01/versions", json=schema, headers=writer).status_code == 422
+    finally:
+        app.extensions["registry"].db.dispose()
+    refusals = [line for line in json_lines() if line["message"].startswith("registration refused")]
+    assert [(r["subject"], r["status"]) for r in refusals] == [
+        ("team-a.x", 401),
+        ("team-b.x", 403),
+        ("team-a.ro", 422),
+        ("team-a.\x01", 422),
+    ]
+    assert "read-only" in refusals[2]["reason"] and "(not_permitted)" in refusals[2]["message"]
+    for kind in kinds:
+        assert _sample("registry_schema_refusals_total", reason=kind) == before[kind] + 1, kind
+
+
+def test_every_line_of_a_request_carries_its_id_even_when_the_path_is_refused(
+    tmp_path: Path, json_lines
+) -> None:  # type: ignore[no-untyped-def]
+    app = create_app(RegistryConfig(database_url=f"sqlite:///{tmp_path / 'r.db'}", auth_enabled=True))
+    client = app.test_client()
+    try:
+        bad_auth = {"Authorization": "Basic " + base64.b64encode(b"nobody:wrong-password").decode()}
+        assert client.get("/subjects", headers={**bad_auth, "X-Request-ID": "auth-1"}).status_code == 401
+        refused = client.post("/subjects/a%01/versions", json={}, headers={"X-Request-ID": "path-1"})
+        assert refused.status_code == 422 and refused.headers["X-Request-ID"] == "path-1"
+    finally:
+        app.extensions["registry"].db.dispose()
+    lines = json_lines()
+    failed = [line for line in lines if line["message"].startswith("authentication failed")]
+    assert [line.get("request_id") for line in failed] == ["auth-1"], "logged by registry.auth, not by us"
+    assert {line.get("request_id") for line in lines if line.get("path") == "/subjects/a\x01/versions"} == {
+        "path-1"
+    }
+
+
+def test_text_lines_escape_control_characters_of_client_input(client: FlaskClient) -> None:
+    buffer = io.StringIO()
+    logs.configure("text", stream=buffer)
+    try:
+        forged = "x%0A2026-01-01 00:00:00,000 INFO registry.requests: forged"
+        client.post(
+            f"/subjects/{forged}/versions", json=body(record(a="int")), headers={"X-Request-ID": "r9"}
+        )
+    finally:
+        logs.configure("text")
+    lines = buffer.getvalue().splitlines()
+    assert len(lines) == 2, lines  # the refusal warning and the access line, one line each
+    assert all("[request_id=r9]" in line for line in lines)
+    assert "x\\n2026-01-01" in lines[0] and not any(line.startswith("2026-01-01") for line in lines)
