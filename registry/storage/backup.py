@@ -28,8 +28,15 @@ class BackupError(Exception):
 
 
 def export_registry(database: Database) -> dict[str, Any]:
-    """Everything needed to rebuild the registry, in a plain JSON-ready dict."""
+    """Everything needed to rebuild the registry, in a plain JSON-ready dict.
+
+    The queries must all see one snapshot, or a version registered between two of them would point at a
+    schema id the document does not hold. SQLite's read transaction is a snapshot already; PostgreSQL's
+    default (READ COMMITTED) takes a new one per statement, so the export asks for REPEATABLE READ.
+    """
     with database.read() as session:
+        if session.get_bind().dialect.name == "postgresql":
+            session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
         state = session.get(RegistryState, 1)
         schemas = session.scalars(select(SchemaRecord).order_by(SchemaRecord.id)).all()
         subjects = session.scalars(select(Subject).order_by(Subject.name)).all()
