@@ -23,6 +23,7 @@ from rich.console import Console
 from rich.progress import Progress
 
 from loader.audit import audit_path, audit_record, window_of
+from loader.column_defaults import existence_defaults
 from loader.commit_protocol import (
     CommitLog,
     Manifest,
@@ -57,7 +58,13 @@ from loader.spark_session import SparkSettings, build_spark_session
 from loader.state_store import StateStore
 from loader.table_alter import table_data_schema
 from loader.table_evolution import UnrepresentableChange
-from loader.tables import add_partitions, ensure_table, partition_columns, partition_values, with_comments
+from loader.tables import (
+    add_partitions,
+    ensure_table,
+    partition_columns,
+    partition_values,
+    with_column_metadata,
+)
 from loader.union_columns import fit_unions, reshape
 
 QUARANTINE_TABLE = "loader_quarantine"
@@ -284,7 +291,11 @@ def _load_topic(
         with shared.catalog_lock:
             current = table_data_schema(spark, table) if spark.catalog.tableExists(table) else None
             table_schema, shape = fit_unions(current, good.schema)
-            data_schema = with_comments(table_schema, column_comments(subject.latest_schema))
+            data_schema = with_column_metadata(
+                table_schema,
+                column_comments(subject.latest_schema),
+                existence_defaults(subject.latest_schema),
+            )
             state = ensure_table(spark, table, data_schema, settings.partition_granularity)
         report.table_action = state.action
         report.table_changes = [c.describe() for c in state.changes if c.kind != "kept_removed"]

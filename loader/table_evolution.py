@@ -31,6 +31,8 @@ from pyspark.sql.types import (
     StructType,
 )
 
+from loader.column_defaults import EXISTS_DEFAULT
+
 # Widening conversions the table format's reader performs on old files (see the module docstring).
 READABLE_WIDENINGS: frozenset[tuple[type[DataType], type[DataType]]] = frozenset(
     {
@@ -114,16 +116,29 @@ def _merge_struct(
         new = latest_by_name.get(old.name.lower())
         if new is None:
             changes.append(ColumnChange("kept_removed", path, old_type=old.dataType.simpleString()))
-            merged.append(StructField(old.name, old.dataType, True, old.metadata))
+            # Files written from now on lack the column: they must read NULL, not its old default.
+            kept = {k: v for k, v in old.metadata.items() if k != EXISTS_DEFAULT}
+            merged.append(StructField(old.name, old.dataType, True, kept))
             continue
         merged_type = _merge_type(old.dataType, new.dataType, path, changes)
-        merged.append(StructField(old.name, merged_type, True, new.metadata or old.metadata))
+        merged.append(
+            StructField(old.name, merged_type, True, _existing_metadata(old.metadata, new.metadata))
+        )
     for new in latest.fields:
         if new.name.lower() not in current_names:
             path = f"{prefix}{new.name}"
             changes.append(ColumnChange("added", path, new_type=new.dataType.simpleString()))
             merged.append(StructField(new.name, new.dataType, True, new.metadata))
     return StructType(merged)
+
+
+def _existing_metadata(old: dict, new: dict) -> dict:
+    """The latest schema's comment, and the existence default the column got when it was added (what
+    rows from before it read): a default changed or added later must not rewrite history."""
+    merged = {k: v for k, v in new.items() if k != EXISTS_DEFAULT}
+    if EXISTS_DEFAULT in old:
+        merged[EXISTS_DEFAULT] = old[EXISTS_DEFAULT]
+    return merged
 
 
 def _merge_type(old: DataType, new: DataType, path: str, changes: list[ColumnChange]) -> DataType:

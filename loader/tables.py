@@ -10,6 +10,7 @@ from pyspark.sql import Column, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import StringType, StructField, StructType
 
+from loader.column_defaults import EXISTS_DEFAULT
 from loader.table_alter import replace_data_columns, table_data_schema
 from loader.table_evolution import ColumnChange, plan_evolution
 
@@ -36,13 +37,19 @@ class TableState:
     changes: list[ColumnChange] = field(default_factory=list)
 
 
-def with_comments(schema: StructType, comments: dict[str, str]) -> StructType:
-    return StructType(
-        [
-            StructField(f.name, f.dataType, True, {"comment": comments[f.name]} if f.name in comments else {})
-            for f in schema.fields
-        ]
-    )
+def with_column_metadata(
+    schema: StructType, comments: dict[str, str], defaults: dict[str, str]
+) -> StructType:
+    """Top-level columns with their Avro doc as comment and their Avro default as existence default."""
+    fields = []
+    for f in schema.fields:
+        metadata: dict[str, str] = {}
+        if f.name in comments:
+            metadata["comment"] = comments[f.name]
+        if f.name in defaults:
+            metadata[EXISTS_DEFAULT] = defaults[f.name]
+        fields.append(StructField(f.name, f.dataType, True, metadata))
+    return StructType(fields)
 
 
 def ensure_table(

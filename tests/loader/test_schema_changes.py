@@ -165,7 +165,8 @@ def test_first_run_creates_every_table(evolved: Evolved) -> None:
 
 
 def test_added_removed_and_aliased_fields(evolved: Evolved, spark: SparkSession) -> None:
-    """Added: new column, NULL for rows loaded before, the default for old records loaded after.
+    """Added: new column; rows loaded before it existed and old records loaded after both read the Avro
+    default (the column's existence default).
     Removed: the column stays with its history, NULL afterwards. Renamed with an alias: Avro resolves
     the alias, so every record loaded after the rename lands in the new column; the old column keeps
     the rows loaded before it."""
@@ -175,7 +176,7 @@ def test_added_removed_and_aliased_fields(evolved: Evolved, spark: SparkSession)
         "bigint", "string", "string", "string", "string",
     ]  # fmt: skip
     assert evolved.rows(spark, "columns") == [
-        {"id": 1, "name": "Ada", "legacy": "x", "full_name": None, "country": None},
+        {"id": 1, "name": "Ada", "legacy": "x", "full_name": None, "country": "unknown"},
         {"id": 2, "name": None, "legacy": None, "full_name": "Grace", "country": "US"},
         {"id": 1, "name": None, "legacy": None, "full_name": "Ada", "country": "unknown"},
     ]

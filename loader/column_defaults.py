@@ -1,0 +1,63 @@
+"""Avro field defaults as the values old rows read in a column added later.
+
+When a field with a default is added, rows loaded before the change have no such column in their files.
+Spark reads a missing column as the column's *existence default* (the `EXISTS_DEFAULT` field metadata,
+stored with the table's schema), so the table gives those rows the Avro default, as Avro's own schema
+resolution would, instead of NULL. The value belongs to the column's history: it is set when the column
+is added and kept after (see `loader.table_evolution`).
+
+Only defaults with an exact SQL literal are carried: strings, enums, booleans and numbers without a
+logical type. Other defaults (bytes, records, arrays, maps, timestamps...) leave old rows NULL.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+EXISTS_DEFAULT = "EXISTS_DEFAULT"
+
+_SQL_TYPES = {"int": "INT", "long": "BIGINT", "float": "FLOAT", "double": "DOUBLE"}
+
+
+def existence_defaults(latest_schema: str) -> dict[str, str]:
+    """Top-level field name -> SQL literal of its Avro default, for the fields that have one."""
+    schema = json.loads(latest_schema)
+    found = {}
+    for field in schema.get("fields", []):
+        if "default" not in field:
+            continue
+        literal = sql_literal(field["type"], field["default"])
+        if literal is not None:
+            found[field["name"]] = literal
+    return found
+
+
+def sql_literal(avro_type: Any, value: Any) -> str | None:
+    """The default as a Spark SQL literal of the column's type, or None when there is no exact one."""
+    if isinstance(avro_type, list):  # a union's default belongs to its first branch
+        return sql_literal(avro_type[0], value) if avro_type else None
+    if isinstance(avro_type, dict):
+        if avro_type.get("logicalType"):
+            return None
+        if avro_type.get("type") == "enum":
+            return _string(value)
+        avro_type = avro_type.get("type")
+    if value is None:
+        return None
+    if avro_type == "string":
+        return _string(value)
+    if avro_type == "boolean" and isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if avro_type in _SQL_TYPES and isinstance(value, int | float) and not isinstance(value, bool):
+        if isinstance(value, float) and not math.isfinite(value):
+            return None
+        return f"CAST({value!r} AS {_SQL_TYPES[avro_type]})"
+    return None
+
+
+def _string(value: Any) -> str | None:
+    if not isinstance(value, str):
+        return None
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"

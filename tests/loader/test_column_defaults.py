@@ -1,0 +1,60 @@
+"""Avro defaults as the SQL values old rows read in a column added later, decided without Spark."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from pyspark.sql.types import LongType, StringType, StructField, StructType
+
+from loader.column_defaults import EXISTS_DEFAULT, existence_defaults, sql_literal
+from loader.table_evolution import plan_evolution
+
+
+@pytest.mark.parametrize(
+    ("avro_type", "value", "literal"),
+    [
+        ("string", "unknown", "'unknown'"),
+        ("string", "it's a \\ path", "'it\\'s a \\\\ path'"),
+        ({"type": "enum", "name": "E", "symbols": ["A", "B"]}, "B", "'B'"),
+        ("boolean", False, "FALSE"),
+        ("int", 7, "CAST(7 AS INT)"),
+        ("long", -2, "CAST(-2 AS BIGINT)"),
+        ("double", 0.5, "CAST(0.5 AS DOUBLE)"),
+        (["string", "null"], "x", "'x'"),  # a union's default is its first branch's
+        (["null", "string"], None, None),  # NULL anyway
+        ({"type": "long", "logicalType": "timestamp-millis"}, 0, None),  # no exact literal: NULL
+        ("bytes", "\u00ff", None),
+        ({"type": "array", "items": "int"}, [], None),
+        ("int", True, None),  # a boolean is not an int default
+    ],
+)
+def test_sql_literal(avro_type: object, value: object, literal: str | None) -> None:
+    assert sql_literal(avro_type, value) == literal
+
+
+def test_only_fields_with_a_carried_default_are_listed() -> None:
+    schema = {
+        "type": "record",
+        "name": "R",
+        "fields": [
+            {"name": "id", "type": "long"},
+            {"name": "country", "type": "string", "default": "unknown"},
+            {"name": "ref", "type": ["null", "string"], "default": None},
+        ],
+    }
+    assert existence_defaults(json.dumps(schema)) == {"country": "'unknown'"}
+
+
+def test_the_default_stays_with_the_column_and_leaves_it_when_the_field_is_removed() -> None:
+    """The existence default is what rows from before the column read: set when the column is added,
+    kept when the schema's default changes later, dropped when the field is removed (new files lack
+    the column and must read NULL)."""
+    added = {"comment": "where", EXISTS_DEFAULT: "'unknown'"}
+    table = StructType([StructField("id", LongType()), StructField("country", StringType(), True, added)])
+    changed = StructType(
+        [StructField("id", LongType()), StructField("country", StringType(), True, {EXISTS_DEFAULT: "'n/a'"})]
+    )
+    assert plan_evolution(table, changed).schema["country"].metadata == {EXISTS_DEFAULT: "'unknown'"}
+    removed = plan_evolution(table, StructType([StructField("id", LongType())]))
+    assert removed.schema["country"].metadata == {"comment": "where"}
