@@ -16,6 +16,7 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from registry.service.requests import COMPATIBILITY_LEVELS, MODES
 from registry.storage.db import Database
 from registry.storage.models import RegistryState, SchemaRecord, SchemaReference, Subject, SubjectVersion
 
@@ -164,8 +165,7 @@ def validate(document: Any) -> None:
     try:
         config = document["config"]
         _expect(isinstance(config, dict), "config must be an object")
-        for key in ("compatibility", "mode"):
-            _expect(config.get(key) is None or isinstance(config[key], str), f"config.{key} must be a string")
+        _settings(config, "config")
         ids: set[int] = set()
         for s in document["schemas"]:
             _expect(
@@ -185,9 +185,12 @@ def validate(document: Any) -> None:
             _expect(isinstance(sub["name"], str) and sub["name"], "subject name must be a non-empty string")
             _expect(sub["name"] not in names, f"subject {sub['name']!r} appears twice")
             names.add(sub["name"])
+            _settings(sub, f"subject {sub['name']!r}:")
+            highest = max((v["version"] for v in sub["versions"] if isinstance(v, dict)), default=0)
             _expect(
-                isinstance(sub["last_version"], int),
-                f"subject {sub['name']!r}: last_version must be an integer",
+                isinstance(sub["last_version"], int) and sub["last_version"] >= highest,
+                f"subject {sub['name']!r}: last_version must be an integer, at least its highest version "
+                "(new registrations take the next number)",
             )
             seen: set[int] = set()
             for v in sub["versions"]:
@@ -207,6 +210,15 @@ def validate(document: Any) -> None:
         raise BackupError(f"malformed backup: missing or wrong field {exc}") from exc
     except ValueError as exc:
         raise BackupError(f"malformed backup: {exc}") from exc
+
+
+def _settings(holder: dict[str, Any], where: str) -> None:
+    """A compatibility level or mode the registry does not know would break every later registration."""
+    for key, allowed in (("compatibility", COMPATIBILITY_LEVELS), ("mode", MODES)):
+        value = holder[key]
+        _expect(
+            value is None or value in allowed, f"{where} {key} {value!r} is not one of {', '.join(allowed)}"
+        )
 
 
 def _expect(condition: bool, message: str) -> None:

@@ -142,6 +142,12 @@ def test_non_empty_target_needs_force(source: tuple[str, FlaskClient], tmp_path:
          "unknown schema id 77"),
         (lambda d: _edit(d, lambda x: x["schemas"][1].update(identity_hash=x["schemas"][0]["identity_hash"])),
          "contradicts itself"),
+        (lambda d: _edit(d, lambda x: x["config"].update(compatibility="SIDEWAYS")),
+         "config compatibility 'SIDEWAYS' is not one of NONE, BACKWARD"),
+        (lambda d: _edit(d, lambda x: x["subjects"][1].update(mode="READ-ONLY")),
+         "subject 'b-value': mode 'READ-ONLY' is not one of READWRITE"),
+        (lambda d: _edit(d, lambda x: x["subjects"][0].update(last_version=1)),
+         "subject 'a-value': last_version must be an integer, at least its highest version"),
     ],
 )  # fmt: skip
 def test_bad_files_are_refused_and_nothing_is_written(
