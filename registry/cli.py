@@ -54,6 +54,12 @@ def main() -> None:
 )
 @click.option("--anonymous-read", is_flag=True, default=None, help="With --auth, let anyone read.")
 @click.option(
+    "--metrics-public/--metrics-private",
+    "metrics_public",
+    default=None,
+    help="With --auth, whether /metrics needs credentials (default: public).",
+)
+@click.option(
     "--trusted-proxy-hops",
     type=click.IntRange(0, 10),
     default=None,
@@ -77,6 +83,7 @@ def serve(
     enable_bench_endpoint: bool | None,
     auth_enabled: bool | None,
     anonymous_read: bool | None,
+    metrics_public: bool | None,
     trusted_proxy_hops: int | None,
     log_format: str | None,
 ) -> None:
@@ -93,6 +100,7 @@ def serve(
         enable_bench_endpoint=enable_bench_endpoint,
         auth_enabled=auth_enabled,
         anonymous_read=anonymous_read,
+        metrics_public=metrics_public,
         trusted_proxy_hops=trusted_proxy_hops,
         log_format=log_format,
     )

@@ -44,6 +44,9 @@ class RegistryConfig:
     #: Failed authentications per user name and client address within the window before answering 429.
     auth_max_failures: int = 10
     auth_failure_window_s: int = 300
+    #: With auth on, ``/metrics`` answers without credentials (``/health`` and ``/`` always do); false
+    #: makes it need a user of any role, e.g. Prometheus with ``basic_auth`` in its scrape config.
+    metrics_public: bool = True
     #: Reverse proxies in front of the server whose X-Forwarded-For/-Proto/-Host are believed (0: none).
     #: The client address then comes from the proxy's header: what failed logins are counted and logged by.
     trusted_proxy_hops: int = 0

@@ -20,7 +20,7 @@ from registry.auth.credentials import (
     Verifier,
     parse_authorization,
 )
-from registry.auth.permissions import PUBLIC_PATHS, Principal, Verdict, decide, requirement
+from registry.auth.permissions import Principal, Verdict, decide, public_paths, requirement
 from registry.auth.throttle import FailureThrottle
 from registry.auth.users import UserDirectory
 from registry.config import RegistryConfig
@@ -37,10 +37,11 @@ def install_auth(app: Flask, cfg: RegistryConfig, database: Database) -> None:
     directory = UserDirectory(database)
     verifier = Verifier()
     throttle = FailureThrottle(cfg.auth_max_failures, cfg.auth_failure_window_s)
+    public = public_paths(cfg.metrics_public)
 
     @app.before_request
     def authenticate() -> Response | None:
-        if request.path in PUBLIC_PATHS:
+        if request.path in public:
             return None
         needed = requirement(request.method, request.endpoint, request.view_args or {}, request.args)
         try:

@@ -65,6 +65,13 @@ _READING_POSTS = {"subjects.lookup", "compatibility.check_version", "compatibili
 # Paths that answer without credentials: load balancers and Prometheus scrape them, and `/` (an empty
 # JSON object, as Confluent's) is what start-up scripts and proxies poll. None says anything about data.
 PUBLIC_PATHS = frozenset({"/", "/health", "/metrics"})
+METRICS_PATH = "/metrics"
+
+
+def public_paths(metrics_public: bool) -> frozenset[str]:
+    """The paths that never ask for credentials; ``/metrics`` among them unless the deployment says no
+    (route names and counts only, but some operators keep even those behind a login)."""
+    return PUBLIC_PATHS if metrics_public else PUBLIC_PATHS - {METRICS_PATH}
 
 
 def requirement(

@@ -14,7 +14,16 @@ from registry.auth.credentials import (
     hash_secret,
     parse_authorization,
 )
-from registry.auth.permissions import Need, Principal, Requirement, Role, Verdict, decide, requirement
+from registry.auth.permissions import (
+    Need,
+    Principal,
+    Requirement,
+    Role,
+    Verdict,
+    decide,
+    public_paths,
+    requirement,
+)
 from registry.auth.throttle import FailureThrottle
 
 READER = Principal("r", Role.READ)
@@ -116,3 +125,12 @@ def test_verifier_checks_argon2_hashes_and_remembers_only_successes() -> None:
     assert verifier.verify(stored, "wrong") is False  # a success does not open the door to others
     assert verifier.verify(hash_secret("other"), "correct horse") is False  # a new hash is checked anew
     assert verifier.verify(None, "anything") is False
+
+
+@pytest.mark.parametrize(("metrics_public", "expected"), [(True, True), (False, False)])
+def test_metrics_are_public_unless_the_deployment_says_otherwise(
+    metrics_public: bool, expected: bool
+) -> None:
+    paths = public_paths(metrics_public)
+    assert ("/metrics" in paths) is expected
+    assert {"/", "/health"} <= paths

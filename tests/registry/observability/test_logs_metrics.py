@@ -129,6 +129,26 @@ def test_health_and_metrics_need_no_credentials_when_auth_is_on(tmp_path: Path) 
         app.extensions["registry"].db.dispose()
 
 
+def test_private_metrics_need_a_user_of_any_role(tmp_path: Path) -> None:
+    from registry.auth.permissions import Role
+    from registry.auth.users import add_user
+
+    cfg = RegistryConfig(
+        database_url=f"sqlite:///{tmp_path / 'auth.db'}", auth_enabled=True, metrics_public=False
+    )
+    app = create_app(cfg)
+    client = app.test_client()
+    add_user(app.extensions["registry"].db, "prometheus", Role.READ, password="scrape-password")
+    reader = {"Authorization": "Basic " + base64.b64encode(b"prometheus:scrape-password").decode()}
+    try:
+        anonymous = client.get("/metrics")
+        assert (anonymous.status_code, anonymous.get_json()["error_code"]) == (401, 40101)
+        assert client.get("/metrics", headers=reader).status_code == 200
+        assert client.get("/health").status_code == 200
+    finally:
+        app.extensions["registry"].db.dispose()
+
+
 def test_every_refused_registration_is_logged_and_counted_whoever_refuses(tmp_path: Path, json_lines) -> None:  # type: ignore[no-untyped-def]
     """Refusals by role, by mode and by path validation are registrations refused too, not only 409/422."""
     from registry.auth.permissions import Role
