@@ -83,6 +83,8 @@ S = "{s}"
 # (method, path, body, what it needs): every route of the API; {s} is the subject under test.
 ENDPOINTS: list[tuple[str, str, dict | None, str]] = [
     ("GET", "/", None, "public"),
+    ("GET", "/health", None, "public"),
+    ("GET", "/metrics", None, "public"),
     ("GET", "/openapi.json", None, "read"),
     ("GET", "/subjects", None, "read"),
     ("GET", f"/subjects/{S}/versions", None, "read"),
