@@ -10,6 +10,7 @@ from dataclasses import replace
 from typing import Any
 
 from flask import Flask
+from gunicorn import glogging
 from gunicorn.app.base import BaseApplication
 
 from registry.api import create_app
@@ -35,8 +36,18 @@ class RegistryServer(BaseApplication):  # type: ignore[misc]
         return create_app(self.cfg_registry)
 
 
+class JsonGunicornLogger(glogging.Logger):  # type: ignore[misc]
+    """gunicorn's own lines (start, workers booting, timeouts) as JSON too, so that with ``--log-format
+    json`` the log stays one JSON object per line and a shipper never meets a line it cannot parse."""
+
+    def setup(self, cfg: Any) -> None:
+        super().setup(cfg)
+        for handler in self.error_log.handlers:
+            handler.setFormatter(logs.JsonFormatter())
+
+
 def gunicorn_options(
-    host: str, port: int, workers: int, threads: int, log_level: str = "info"
+    host: str, port: int, workers: int, threads: int, log_level: str = "info", log_format: str = "text"
 ) -> dict[str, Any]:
     """Worker settings: threaded workers keep connections alive, which load generators and clients use."""
     return {
@@ -56,6 +67,7 @@ def gunicorn_options(
         "proc_name": "registry",
         # With several workers, metrics live in per-process files; a dead worker's gauges are dropped.
         "child_exit": _child_exit,
+        "logger_class": JsonGunicornLogger if log_format == "json" else glogging.Logger,
     }
 
 
@@ -65,7 +77,8 @@ def _child_exit(_server: Any, worker: Any) -> None:
 
 def serve(cfg: RegistryConfig, host: str, port: int, workers: int, threads: int) -> None:
     """Runs until SIGTERM/SIGINT (gunicorn stops workers gracefully)."""
-    RegistryServer(cfg, gunicorn_options(host, port, workers, threads)).run()
+    options = gunicorn_options(host, port, workers, threads, log_format=cfg.log_format)
+    RegistryServer(cfg, options).run()
 
 
 def wsgi() -> Flask:

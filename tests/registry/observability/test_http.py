@@ -48,6 +48,10 @@ def test_metrics_add_up_across_workers_and_ids_are_echoed(
 
     server.stop()
     lines = [json.loads(line) for line in server.output().splitlines() if line.startswith("{")]
+    booted = [line for line in lines if line["message"].startswith("Booting worker")]
+    assert len(booted) == 2 and {line["logger"] for line in booted} == {"gunicorn.error"}, (
+        "gunicorn's own lines are JSON too"
+    )
     access = [line for line in lines if line.get("request_id") == "trace-42"]
     assert access and access[0]["path"] == "/health" and access[0]["status"] == 200
     served_by = {
