@@ -10,7 +10,7 @@ from urllib.parse import unquote, unquote_to_bytes
 from flask import Flask, Response
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from registry.api import compatibility, config, mode, schemas, subjects
+from registry.api import compatibility, config, mode, schemas, subjects, users
 from registry.api.authentication import install_auth
 from registry.api.common import reply
 from registry.api.errors import register_error_handlers
@@ -91,6 +91,8 @@ def create_app(cfg: RegistryConfig | None = None, registry: Registry | None = No
     install_auth(app, cfg, registry.db)
     for module in (subjects, schemas, compatibility, config, mode):
         app.register_blueprint(module.bp)
+    if cfg.auth_enabled:  # without authentication there is no admin to manage users
+        app.register_blueprint(users.bp)
 
     @app.get("/")
     def root() -> Response:

@@ -62,6 +62,8 @@ _SUBJECT_WRITES = {"subjects.register", "subjects.delete_subject", "subjects.del
 _PERMANENT_CAPABLE = {"subjects.delete_subject", "subjects.delete_version"}
 # POSTs that only read: looking a schema up under a subject, and compatibility checks.
 _READING_POSTS = {"subjects.lookup", "compatibility.check_version", "compatibility.check_all"}
+# Reads that only an admin may make: who the users are and what they may do.
+_ADMIN_READS = {"users.list_all"}
 # Paths that answer without credentials: load balancers and Prometheus scrape them, and `/` (an empty
 # JSON object, as Confluent's) is what start-up scripts and proxies poll. None says anything about data.
 PUBLIC_PATHS = frozenset({"/", "/health", "/metrics"})
@@ -79,6 +81,8 @@ def requirement(
 ) -> Requirement:
     """What the request needs. Anything not known to read or to write one subject needs admin."""
     method = method.upper()
+    if endpoint in _ADMIN_READS:
+        return Requirement(Need.ADMIN)
     if method in ("GET", "HEAD", "OPTIONS") or endpoint is None or endpoint in _READING_POSTS:
         return Requirement(Need.READ)
     if endpoint in _SUBJECT_WRITES:

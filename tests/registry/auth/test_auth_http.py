@@ -116,6 +116,9 @@ ENDPOINTS: list[tuple[str, str, dict | None, str]] = [
     ("PUT", "/mode", {"mode": "READWRITE"}, "admin"),
     ("PUT", f"/mode/{S}", {"mode": "READWRITE"}, "admin"),
     ("DELETE", f"/mode/{S}", None, "admin"),
+    ("GET", "/users", None, "admin"),
+    ("POST", "/users", {"name": "matrix-user", "role": "read", "token": True}, "admin"),
+    ("DELETE", "/users/matrix-user", None, "admin"),
 ]
 # Who calls, on which subject, and which needs they meet.
 CALLERS: dict[str, tuple[tuple[str, str] | None, str, set[str]]] = {

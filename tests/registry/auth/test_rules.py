@@ -44,6 +44,9 @@ ADMIN = Principal("a", Role.ADMIN)
         ("PUT", "config.put_subject", {}, Requirement(Need.ADMIN)),
         ("PUT", "mode.put_global", {}, Requirement(Need.ADMIN)),
         ("POST", "something.new", {}, Requirement(Need.ADMIN)),  # unknown writes default to admin
+        ("GET", "users.list_all", {}, Requirement(Need.ADMIN)),  # a read, but of who may do what
+        ("POST", "users.add", {}, Requirement(Need.ADMIN)),
+        ("DELETE", "users.remove", {}, Requirement(Need.ADMIN)),
         ("POST", None, {}, Requirement(Need.READ)),  # no such route: 404 for whoever may read
     ],
 )
