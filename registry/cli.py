@@ -66,6 +66,11 @@ def main() -> None:
     help="Reverse proxies whose X-Forwarded-* headers give the client's address and scheme.",
 )
 @click.option(
+    "--forwarded-allow-ips",
+    default=None,
+    help="Addresses/networks of those proxies, comma-separated: other peers' headers are ignored.",
+)
+@click.option(
     "--log-format",
     type=click.Choice(["text", "json"]),
     envvar="REGISTRY_LOG_FORMAT",
@@ -85,36 +90,53 @@ def serve(
     anonymous_read: bool | None,
     metrics_public: bool | None,
     trusted_proxy_hops: int | None,
+    forwarded_allow_ips: str | None,
     log_format: str | None,
 ) -> None:
     """Serve the registry API with gunicorn; an empty database is migrated first."""
     require_server_packages()
     metrics_dir = _prometheus_multiproc_dir()
+    try:
+        _serve(
+            host,
+            port,
+            workers,
+            threads,
+            RegistryConfig.from_env(
+                database_url=database_url,
+                max_body_bytes=max_body_bytes,
+                max_schema_chars=max_schema_chars,
+                enable_bench_endpoint=enable_bench_endpoint,
+                auth_enabled=auth_enabled,
+                anonymous_read=anonymous_read,
+                metrics_public=metrics_public,
+                trusted_proxy_hops=trusted_proxy_hops,
+                forwarded_allow_ips=forwarded_allow_ips,
+                log_format=log_format,
+            ),
+        )
+    finally:
+        if metrics_dir is not None:
+            shutil.rmtree(metrics_dir, ignore_errors=True)
+
+
+def _serve(host: str, port: int, workers: int, threads: int, cfg: RegistryConfig) -> None:
+    """Checks the settings, migrates an empty database, runs gunicorn (after the metrics directory is set)."""
+    from registry.api.proxy import parse_allowed
     from registry.server import serve as run_server
     from registry.storage import migrate
 
-    cfg = RegistryConfig.from_env(
-        database_url=database_url,
-        max_body_bytes=max_body_bytes,
-        max_schema_chars=max_schema_chars,
-        enable_bench_endpoint=enable_bench_endpoint,
-        auth_enabled=auth_enabled,
-        anonymous_read=anonymous_read,
-        metrics_public=metrics_public,
-        trusted_proxy_hops=trusted_proxy_hops,
-        log_format=log_format,
-    )
+    try:
+        parse_allowed(cfg.forwarded_allow_ips)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--forwarded-allow-ips") from exc
     try:
         if migrate.upgrade_if_empty(cfg.database_url):
             click.echo("registry: created the database schema", err=True)
     except RuntimeError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(f"registry: serving on http://{host}:{port} with {workers} worker(s)", err=True)
-    try:
-        run_server(cfg, host, port, workers, threads)
-    finally:
-        if metrics_dir is not None:
-            shutil.rmtree(metrics_dir, ignore_errors=True)
+    run_server(cfg, host, port, workers, threads)
 
 
 def _prometheus_multiproc_dir() -> str | None:

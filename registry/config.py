@@ -50,6 +50,9 @@ class RegistryConfig:
     #: Reverse proxies in front of the server whose X-Forwarded-For/-Proto/-Host are believed (0: none).
     #: The client address then comes from the proxy's header: what failed logins are counted and logged by.
     trusted_proxy_hops: int = 0
+    #: Comma-separated addresses or networks of those proxies: their headers count only when the TCP peer
+    #: is one of them (empty: any peer). Also gunicorn's ``forwarded_allow_ips`` under ``registry serve``.
+    forwarded_allow_ips: str = ""
     #: ``text`` or ``json`` (one JSON object per line) for the service's logs.
     log_format: str = "text"
 

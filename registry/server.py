@@ -78,6 +78,8 @@ def _child_exit(_server: Any, worker: Any) -> None:
 def serve(cfg: RegistryConfig, host: str, port: int, workers: int, threads: int) -> None:
     """Runs until SIGTERM/SIGINT (gunicorn stops workers gracefully)."""
     options = gunicorn_options(host, port, workers, threads, log_format=cfg.log_format)
+    if cfg.forwarded_allow_ips:  # gunicorn then believes X-Forwarded-Proto from the same proxies only
+        options["forwarded_allow_ips"] = cfg.forwarded_allow_ips
     RegistryServer(cfg, options).run()
 
 

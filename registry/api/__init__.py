@@ -8,13 +8,13 @@ from typing import Any
 from urllib.parse import unquote, unquote_to_bytes
 
 from flask import Flask, Response
-from werkzeug.middleware.proxy_fix import ProxyFix
 
 from registry.api import compatibility, config, mode, schemas, subjects, users
 from registry.api.authentication import install_auth
 from registry.api.common import reply
 from registry.api.errors import register_error_handlers
 from registry.api.openapi import openapi_document
+from registry.api.proxy import behind_proxies
 from registry.config import RegistryConfig
 from registry.observability import install_observability
 from registry.service import requests as parse
@@ -109,8 +109,7 @@ def create_app(cfg: RegistryConfig | None = None, registry: Registry | None = No
             """The ceiling the benchmark compares with: routing and a JSON reply, no registry work."""
             return reply({})
 
-    app.wsgi_app = _keep_encoded_slashes(app.wsgi_app)  # type: ignore[method-assign]
-    if cfg.trusted_proxy_hops:
-        hops = cfg.trusted_proxy_hops
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops)  # type: ignore[method-assign]
+    wsgi_app = _keep_encoded_slashes(app.wsgi_app)
+    wsgi_app = behind_proxies(wsgi_app, cfg.trusted_proxy_hops, cfg.forwarded_allow_ips)
+    app.wsgi_app = wsgi_app  # type: ignore[method-assign]
     return app

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import importlib.util
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -23,3 +26,26 @@ def test_service_commands_name_the_missing_extra(monkeypatch: pytest.MonkeyPatch
     assert (
         "the registry service needs flask, gunicorn: pip install 'avro-pipeline[registry]'" in result.output
     )
+
+
+def test_serve_refuses_a_malformed_proxy_list_before_touching_the_database(tmp_path: Path) -> None:
+    """In a process of its own: serve sets up the metrics environment, which must not leak into this one."""
+    database = tmp_path / "never.db"
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "registry.cli",
+            "serve",
+            "--database-url",
+            f"sqlite:///{database}",
+            "--forwarded-allow-ips",
+            "10.0.0.5/8",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert "--forwarded-allow-ips" in result.stderr and "10.0.0.5/8" in result.stderr
+    assert not database.exists()
