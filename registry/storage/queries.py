@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from sqlalchemy import func, select
+from typing import Any, TypeVar
+
+from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
 
 from registry.service import errors
 from registry.service.requests import DEFAULT_COMPATIBILITY, DEFAULT_MODE, LATEST
 from registry.storage.models import RegistryState, SchemaRecord, SchemaReference, Subject, SubjectVersion
+
+SelectT = TypeVar("SelectT", bound=Select[Any])
 
 
 def state(session: Session, lock: bool = False) -> RegistryState:
@@ -50,17 +54,21 @@ def existing_subject(session: Session, name: str) -> Subject:
     return row
 
 
+def _one_version(stmt: SelectT, version: int, include_deleted: bool) -> SelectT:
+    """Narrows a query over versions to ``version`` (or the latest), soft-deleted ones only when asked."""
+    if not include_deleted:
+        stmt = stmt.where(SubjectVersion.deleted.is_(False))
+    if version == LATEST:
+        return stmt.order_by(SubjectVersion.version.desc()).limit(1)
+    return stmt.where(SubjectVersion.version == version)
+
+
 def resolve_version(
     session: Session, subject_row: Subject, version: int, include_deleted: bool
 ) -> SubjectVersion:
     """Version ``version`` (or the latest) of a subject, honouring soft deletes."""
     stmt = select(SubjectVersion).where(SubjectVersion.subject_id == subject_row.id)
-    if not include_deleted:
-        stmt = stmt.where(SubjectVersion.deleted.is_(False))
-    if version == LATEST:
-        stmt = stmt.order_by(SubjectVersion.version.desc()).limit(1)
-    else:
-        stmt = stmt.where(SubjectVersion.version == version)
+    stmt = _one_version(stmt, version, include_deleted)
     row = session.execute(stmt).scalar_one_or_none()
     if row is None:
         shown = "latest" if version == LATEST else version
@@ -151,12 +159,7 @@ def version_row(
         .join(SchemaRecord, SchemaRecord.id == SubjectVersion.schema_id)
         .where(Subject.name == subject_name)
     )
-    if not include_deleted:
-        stmt = stmt.where(SubjectVersion.deleted.is_(False))
-    if version == LATEST:
-        stmt = stmt.order_by(SubjectVersion.version.desc()).limit(1)
-    else:
-        stmt = stmt.where(SubjectVersion.version == version)
+    stmt = _one_version(stmt, version, include_deleted)
     row = session.execute(stmt).first()
     if row is None:
         subject_row = existing_subject(session, subject_name)

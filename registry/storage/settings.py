@@ -24,6 +24,28 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
+def _setting(
+    session: Session, subject: str | None, column: str, default: str, default_to_global: bool
+) -> str:
+    """A subject's own level or mode; without one, the global one when asked for, else Confluent's 404."""
+    state = q.state(session)
+    global_value: str = getattr(state, column) or default
+    if subject is None:
+        return global_value
+    row = q.subject(session, subject)
+    if row is not None and getattr(row, column):
+        return str(getattr(row, column))
+    if default_to_global:
+        return global_value
+    raise _no_subject_setting(subject, column)
+
+
+def _no_subject_setting(subject: str, column: str) -> errors.RegistryError:
+    if column == "mode":
+        return errors.SubjectModeNotFound(f"Subject '{subject}' does not have subject-level mode.")
+    return errors.SubjectConfigNotFound(f"Subject '{subject}' does not have subject-level compatibility.")
+
+
 class SettingsMixin:
     """Config and mode endpoints, and soft/permanent deletes."""
 
@@ -35,20 +57,11 @@ class SettingsMixin:
 
     # -- compatibility level ----------------------------------------------------------------------
     def get_compatibility(self, subject: str | None, default_to_global: bool = False) -> str:
-        def work(session: Session) -> str:
-            state = q.state(session)
-            if subject is None:
-                return state.compatibility or DEFAULT_COMPATIBILITY
-            row = q.subject(session, subject)
-            if row is not None and row.compatibility:
-                return row.compatibility
-            if default_to_global:
-                return state.compatibility or DEFAULT_COMPATIBILITY
-            raise errors.SubjectConfigNotFound(
-                f"Subject '{subject}' does not have subject-level compatibility."
+        return self._read(
+            lambda session: _setting(
+                session, subject, "compatibility", DEFAULT_COMPATIBILITY, default_to_global
             )
-
-        return self._read(work)
+        )
 
     def set_compatibility(self, subject: str | None, level: str) -> str:
         def work(session: Session) -> str:
@@ -68,9 +81,7 @@ class SettingsMixin:
                 return previous
             row = q.subject(session, subject)
             if row is None or not row.compatibility:
-                raise errors.SubjectConfigNotFound(
-                    f"Subject '{subject}' does not have subject-level compatibility."
-                )
+                raise _no_subject_setting(subject, "compatibility")
             previous, row.compatibility = row.compatibility, None
             return previous
 
@@ -78,18 +89,7 @@ class SettingsMixin:
 
     # -- mode -------------------------------------------------------------------------------------
     def get_mode(self, subject: str | None, default_to_global: bool = False) -> str:
-        def work(session: Session) -> str:
-            state = q.state(session)
-            if subject is None:
-                return state.mode or DEFAULT_MODE
-            row = q.subject(session, subject)
-            if row is not None and row.mode:
-                return row.mode
-            if default_to_global:
-                return state.mode or DEFAULT_MODE
-            raise errors.SubjectModeNotFound(f"Subject '{subject}' does not have subject-level mode.")
-
-        return self._read(work)
+        return self._read(lambda session: _setting(session, subject, "mode", DEFAULT_MODE, default_to_global))
 
     def set_mode(self, subject: str | None, mode: str) -> str:
         def work(session: Session) -> str:
@@ -103,7 +103,7 @@ class SettingsMixin:
         def work(session: Session) -> str:
             row = q.subject(session, subject)
             if row is None or not row.mode:
-                raise errors.SubjectModeNotFound(f"Subject '{subject}' does not have subject-level mode.")
+                raise _no_subject_setting(subject, "mode")
             previous, row.mode = row.mode, None
             self._bump_epoch(session)
             return previous
