@@ -12,14 +12,22 @@ import time
 from collections import deque
 from collections.abc import Callable
 
+#: Keys remembered at most; past it, expired keys and then keys below the limit are forgotten.
+MAX_KEYS = 100_000
+
 
 class FailureThrottle:
     def __init__(
-        self, max_failures: int, window_s: float, clock: Callable[[], float] = time.monotonic
+        self,
+        max_failures: int,
+        window_s: float,
+        clock: Callable[[], float] = time.monotonic,
+        max_keys: int = MAX_KEYS,
     ) -> None:
         self.max_failures = max_failures
         self.window_s = window_s
         self.clock = clock
+        self.max_keys = max_keys
         self._failures: dict[str, deque[float]] = {}
         self._lock = threading.Lock()
 
@@ -49,9 +57,26 @@ class FailureThrottle:
             failures = self._recent(key, now)
             failures.append(now)
             self._failures[key] = failures
-            if len(self._failures) > 100_000:  # a flood of distinct keys must not grow without bound
-                self._failures.clear()
+            if len(self._failures) > self.max_keys:
+                self._shrink(now)
             return len(failures)
+
+    def _shrink(self, now: float) -> None:
+        """Bounds memory under a flood of made-up user names without lifting a lock-out.
+
+        Expired keys go first, then keys below the limit; a locked-out key is kept, or the flood itself
+        would reset the lock-out it was sent to escape.
+        """
+        for key in list(self._failures):
+            self._recent(key, now)
+        if len(self._failures) > self.max_keys:
+            for key, failures in list(self._failures.items()):
+                if len(failures) < self.max_failures:
+                    del self._failures[key]
+
+    def __len__(self) -> int:
+        """How many keys are remembered."""
+        return len(self._failures)
 
     def succeeded(self, key: str) -> None:
         with self._lock:

@@ -102,6 +102,18 @@ def test_success_forgets_earlier_failures() -> None:
     assert throttle.failed("k") == 1
 
 
+def test_a_flood_of_made_up_names_cannot_lift_a_lock_out() -> None:
+    now = [0.0]
+    throttle = FailureThrottle(max_failures=3, window_s=60, clock=lambda: now[0], max_keys=50)
+    for _ in range(3):
+        throttle.failed("alice|203.0.113.7")
+    now[0] += 1
+    for n in range(200):  # each a new key: memory stays bounded
+        throttle.failed(f"made-up-{n}|203.0.113.7")
+        assert len(throttle) <= 51
+    assert throttle.retry_after("alice|203.0.113.7") == 59
+
+
 def test_parse_basic_and_bearer() -> None:
     basic = "Basic " + base64.b64encode(b"alice:p:ss").decode()
     assert parse_authorization(basic) == BasicCredentials("alice", "p:ss")
