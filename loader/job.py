@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from pyspark import StorageLevel
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import DataFrame, Observation, SparkSession
 from pyspark.sql import functions as F
 from rich.console import Console
 from rich.progress import Progress
@@ -71,9 +71,9 @@ QUARANTINE_TABLE = "loader_quarantine"
 # At most this many distinct foreign schema ids per topic and run are looked up in the registry to say
 # whose they are; a flood of garbage ids keeps the generic reason beyond it.
 MAX_ID_LOOKUPS = 50
-# The run's Kafka data is kept for the topics' passes, and each topic's decoded rows for counting and
-# writing, on local disk: a run's backlog can be far bigger than executor memory, and Spark's in-memory
-# columnar cache ran out of heap on a 1M-record topic in local mode even with MEMORY_AND_DISK.
+# The run's Kafka data is kept for the topics' passes on local disk: a run's backlog can be far bigger
+# than executor memory, and Spark's in-memory columnar cache ran out of heap on a 1M-record topic in
+# local mode even with MEMORY_AND_DISK.
 CACHE_LEVEL = StorageLevel.DISK_ONLY
 
 
@@ -178,6 +178,7 @@ def _load(
     crash_point("after_plan")
 
     raw = _read(spark, settings, ranges)
+    read_per_window = _records_per_window(raw)
     new_offsets = dict(saved)
     staged: list[StagedTable] = []
     shared = _SharedClients(registry)
@@ -200,6 +201,7 @@ def _load(
                     topic_ranges,
                     reports[topic],
                     shared,
+                    read_per_window.get(topic, {}),
                 )
             finally:
                 progress.advance(task)
@@ -245,6 +247,17 @@ def _read(spark: SparkSession, settings: LoaderSettings, ranges: list[OffsetRang
     return frame.persist(CACHE_LEVEL)
 
 
+def _records_per_window(raw: DataFrame | None) -> dict[str, dict[str, int]]:
+    """Records read per topic and 10-minute window of record time, for the audit: one job for the run,
+    counted before decoding, so that a topic's own pass is the single job that writes it."""
+    if raw is None:
+        return {}
+    found: dict[str, dict[str, int]] = {}
+    for row in raw.groupBy("topic", window_of(F.col("timestamp")).alias("window")).count().collect():
+        found.setdefault(row["topic"], {})[row["window"]] = int(row["count"])
+    return {topic: dict(sorted(windows.items())) for topic, windows in found.items()}
+
+
 @dataclass
 class _SharedClients:
     """What the topics' threads share: the metastore, whose table DDL goes one topic at a time (two
@@ -265,6 +278,7 @@ def _load_topic(
     ranges: list[OffsetRange],
     report: TopicReport,
     shared: _SharedClients,
+    read_per_window: dict[str, int],
 ) -> list[StagedTable]:
     started = time.monotonic()
     topic = subject.subject.removesuffix("-value")
@@ -303,35 +317,22 @@ def _load_topic(
         if not to_read:
             report.status = "up to date"
             return []
-        decoded = decoded.persist(CACHE_LEVEL)
-        try:
-            # Per 10-minute window of record time, for the audit; the run's totals are their sums.
-            counts = (
-                decoded.groupBy(window_of(F.col("timestamp")).alias("window"))
-                .agg(
-                    F.count(F.when(F.col("bad_reason").isNull(), 1)).alias("good"),
-                    F.count(F.when(F.col("bad_reason").isNotNull(), 1)).alias("bad"),
-                )
-                .collect()
-            )
-            report.records = sum(int(c["good"]) for c in counts)
-            report.quarantined = sum(int(c["bad"]) for c in counts)
-            report.windows = {c["window"]: int(c["good"]) + int(c["bad"]) for c in sorted(counts)}
-            rows = good  # derived from `decoded` before it was cached, it reads the cache all the same
-            if shape is not None:
-                rows = reshape(rows, shape)
-            staged = [_stage(log, run_id, table, state.location, rows, settings)]
-            if report.quarantined:
-                # After counting, on the driver: one registry look-up per distinct foreign id.
-                foreign = foreign_schema_ids(decoded, subject, MAX_ID_LOOKUPS)
-                with shared.registry_lock:
-                    reasons = {i: describe_foreign_id(shared.registry, i, subject.subject) for i in foreign}
-                bad = with_reasons_by_id(bad_rows(decoded), subject, reasons)
-                staged.append(
-                    _stage_quarantine(spark, log, run_id, topic, bad, settings, shared.catalog_lock)
-                )
-        finally:
-            decoded.unpersist()
+        report.windows = read_per_window
+        written = Observation(f"loader_written_{uuid.uuid4().hex}")  # unique: topics run side by side
+        rows = good.observe(written, F.count(F.lit(1)).alias("rows"))
+        if shape is not None:
+            rows = reshape(rows, shape)
+        staged = [_stage(log, run_id, table, state.location, rows, settings)]
+        report.records = int(written.get["rows"])
+        report.quarantined = sum(read_per_window.values()) - report.records
+        if report.quarantined:
+            # Bad records are rare: decoded again rather than every topic's rows kept for them.
+            # On the driver: one registry look-up per distinct foreign id.
+            foreign = foreign_schema_ids(decoded, subject, MAX_ID_LOOKUPS)
+            with shared.registry_lock:
+                reasons = {i: describe_foreign_id(shared.registry, i, subject.subject) for i in foreign}
+            bad = with_reasons_by_id(bad_rows(decoded), subject, reasons)
+            staged.append(_stage_quarantine(spark, log, run_id, topic, bad, settings, shared.catalog_lock))
         return [s for s in staged if s.files]
     except (UnrepresentableChange, ValueError) as exc:
         report.status = "failed"
