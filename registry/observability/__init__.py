@@ -17,7 +17,6 @@ from registry.api.common import reply
 from registry.config import RegistryConfig
 from registry.observability import logs, metrics
 from registry.storage.repository import Registry
-from registry.storage.views import Registered
 
 log = logging.getLogger("registry.requests")
 HEALTH_PATH = "/health"
@@ -126,12 +125,4 @@ def _observe_caches(registry: Registry) -> None:
 
 def _count_registrations(registry: Registry) -> None:
     """Counts registrations that created a version (re-registering an existing schema is not one)."""
-    register = registry.register
-
-    def counted(*args: Any, **kwargs: Any) -> Registered:
-        done = register(*args, **kwargs)
-        if done.created:
-            metrics.REGISTRATIONS.inc()
-        return done
-
-    registry.register = counted  # type: ignore[method-assign]
+    registry.on_registered = lambda _subject, _done: metrics.REGISTRATIONS.inc()

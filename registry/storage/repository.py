@@ -44,6 +44,8 @@ class Registry(SettingsMixin):
         self.version_cache: LRUCache[tuple[int, VersionView]] = LRUCache(cache_size)
         self.request_cache: LRUCache[ParsedSchema] = LRUCache(min(cache_size, 2_000))
         self.registered_cache: LRUCache[tuple[int, Registered]] = LRUCache(cache_size)
+        #: Told of each registration that created a version, once its transaction has committed (metrics).
+        self.on_registered: Callable[[str, Registered], None] | None = None
 
     # -- plumbing ---------------------------------------------------------------------------------
     def _write(self, work: Callable[[Session], T]) -> T:
@@ -283,9 +285,12 @@ class Registry(SettingsMixin):
             fast = self._read(lambda session: self._already_registered(session, subject, key))
             if fast is not None:
                 return fast
-        return self._write(
+        done = self._write(
             lambda session: self._register_locked(session, subject, parsed, key, text, request)
         )
+        if done.created and self.on_registered is not None:
+            self.on_registered(subject, done)
+        return done
 
     def _already_registered(self, session: Session, subject: str, key: str) -> Registered | None:
         """The existing live registration (then remembered until a delete or mode change)."""
