@@ -1,4 +1,4 @@
-"""Command line of the loader: `loader run` (from cron), `loader status` and `loader audit`.
+"""Command line of the loader: `loader run` (from cron), `loader status`, `loader audit` and `loader unlock`.
 
 Settings come from flags, then `LOADER_<NAME>` environment variables, then the `--config` TOML file;
 there is no per-topic setting at all.
@@ -155,6 +155,62 @@ def audit(config: Path | None, report_json: Path | None, **flags: Any) -> None:
     if report_json:
         report.write_json(report_json)
     sys.exit(1 if report.mismatches else 0)
+
+
+@main.command()
+@common_options
+@click.option("--yes", is_flag=True, help="Remove a lock whose run's host cannot be checked without asking.")
+def unlock(config: Path | None, yes: bool, **flags: Any) -> None:
+    """Remove the run lock a killed run left on HDFS or an object store.
+
+    A lock is removed at once when its run is known to be gone (its pid no longer exists on this host),
+    never while that run is alive, and after a confirmation (or --yes) when the run was on another host.
+    A local lock is an OS lock that ends with its process: there is never one to remove.
+
+    Exit status: 0 no lock is left; 1 the lock's run is alive, or the removal was declined; 2 usage.
+    """
+    settings = _settings(config, **flags)
+    console = Console(stderr=True, soft_wrap=True)  # messages name paths: never cut them
+    import socket
+
+    from loader.lock import LockHeld, RunLock, Unlock, unlock_decision
+
+    lock = RunLock(settings.state_location)
+    if lock.is_local:
+        try:
+            with lock:
+                console.print(f"no run holds the lock {lock.location}: nothing to remove")
+        except LockHeld as held:
+            console.print(f"[yellow]kept:[/] a run is alive: {held}; a local lock ends with its process")
+            sys.exit(1)
+        return
+    from loader import job
+    from loader.state_store import StateStore
+
+    spark = job.spark_for(settings)
+    try:
+        lock.store = StateStore(spark, settings.state_location)
+        owner = lock.owner()
+        decision = unlock_decision(lock.present(), owner, socket.gethostname())
+        holder = owner.describe() if owner else "owner unreadable"
+        if decision is Unlock.NOTHING_TO_DO:
+            console.print(f"no lock at {lock.location}: nothing to remove")
+            return
+        if decision is Unlock.REFUSE:
+            console.print(
+                f"[yellow]kept:[/] {lock.location} ({holder}): {decision.value} "
+                "(if that pid is not a loader run, remove the file by hand)"
+            )
+            sys.exit(1)
+        if decision is Unlock.ASK and not yes:
+            question = f"{lock.location} ({holder}): {decision.value}. Is no loader run alive there?"
+            if not click.confirm(question, default=False, err=True):
+                console.print("[yellow]kept[/]")
+                sys.exit(1)
+        lock.remove_left_behind()
+        console.print(f"removed {lock.location} ({holder})")
+    finally:
+        spark.stop()
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 On a local disk the lock is an OS lock (`flock`) on a file in the state directory: it is released when
 the process ends however it ends, so a killed run never leaves a stale lock. On HDFS or an object store,
 the lock is a file created exclusively with the owner's host and pid; a run killed there leaves it
-behind, and `loader unlock` (after making sure no run is alive) removes it.
+behind, and `loader unlock` removes it once it is sure that run is gone (``unlock_decision``).
 """
 
 from __future__ import annotations
@@ -14,14 +14,74 @@ import os
 import socket
 import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from enum import Enum
 from pathlib import Path
 from typing import IO
+
+from py4j.protocol import Py4JJavaError
 
 from loader.state_store import StateStore
 
 
 class LockHeld(RuntimeError):
     """Another run holds the lock."""
+
+
+@dataclass(frozen=True)
+class LockOwner:
+    """Who took a lock, as written into it: enough to tell whether that run can still be alive."""
+
+    host: str
+    pid: int
+    since: float
+
+    @classmethod
+    def parse(cls, text: str) -> LockOwner | None:
+        """None when the record is unreadable (a run killed while writing it leaves it empty)."""
+        try:
+            record = json.loads(text)
+            return cls(host=str(record["host"]), pid=int(record["pid"]), since=float(record["since"]))
+        except (ValueError, TypeError, KeyError):
+            return None
+
+    def describe(self) -> str:
+        started = datetime.fromtimestamp(self.since, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+        return f"pid {self.pid} on {self.host}, since {started}"
+
+    def alive_here(self, this_host: str) -> bool | None:
+        """Whether the owner's process is alive; None when it ran on another host (it cannot be asked)."""
+        if self.host != this_host:
+            return None
+        try:
+            os.kill(self.pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:  # alive, run by another user
+            return True
+        return True
+
+
+class Unlock(Enum):
+    """What `loader unlock` may do with a lock left on HDFS or an object store."""
+
+    NOTHING_TO_DO = "no lock"
+    REFUSE = "its run is alive"
+    REMOVE = "its run is gone"
+    ASK = "its run's host cannot be checked from here"
+
+
+def unlock_decision(present: bool, owner: LockOwner | None, this_host: str) -> Unlock:
+    """A lock is removed without asking only when its run is known to be dead: a pid of this host that
+    no longer exists. A run on another host, or an owner record that cannot be read, needs an operator."""
+    if not present:
+        return Unlock.NOTHING_TO_DO
+    if owner is None:
+        return Unlock.ASK
+    alive = owner.alive_here(this_host)
+    if alive is None:
+        return Unlock.ASK
+    return Unlock.REFUSE if alive else Unlock.REMOVE
 
 
 @dataclass
@@ -47,7 +107,7 @@ class RunLock:
         return self._handle is not None or self._remote_path is not None
 
     def acquire(self) -> None:
-        owner = json.dumps({"host": socket.gethostname(), "pid": os.getpid(), "since": time.time()})
+        record = json.dumps({"host": socket.gethostname(), "pid": os.getpid(), "since": time.time()})
         location = self.location
         local = _local_path(location)
         if local is not None:
@@ -62,19 +122,51 @@ class RunLock:
                 raise LockHeld(f"another loader run holds the lock {local} ({holder})") from None
             handle.seek(0)
             handle.truncate()
-            handle.write(owner)
+            handle.write(record)
             handle.flush()
             self._handle = handle
             return
-        if self.store is None:
-            raise ValueError(f"a lock on {location} needs the Hadoop file system (a StateStore)")
         try:
-            self.store.write_text(location, owner, overwrite=False)
+            self._remote_store().write_text(location, record, overwrite=False)
         except Exception as exc:  # the JVM says FileAlreadyExistsException
+            holder = self.owner()
             raise LockHeld(
-                f"another loader run holds the lock {location}; remove it only if none runs"
+                f"another loader run holds the lock {location} "
+                f"({holder.describe() if holder else 'owner unreadable'}); "
+                "if that run is gone, `loader unlock` removes the lock"
             ) from exc
         self._remote_path = location
+
+    def present(self) -> bool:
+        """Whether a lock file exists (on a local disk it does after any run: only its flock counts)."""
+        local = _local_path(self.location)
+        if local is not None:
+            return local.exists()
+        return self._remote_store().exists(self.location)
+
+    def owner(self) -> LockOwner | None:
+        """The owner written into the lock file; None when there is none or it cannot be read."""
+        try:
+            return LockOwner.parse(self._read_record())
+        except (OSError, Py4JJavaError):  # gone in the meantime, or unreadable: no owner to name
+            return None
+
+    def _read_record(self) -> str:
+        local = _local_path(self.location)
+        if local is not None:
+            return local.read_text()
+        return self._remote_store().read_text(self.location)
+
+    def remove_left_behind(self) -> None:
+        """Deletes a lock on HDFS or an object store; the caller has made sure its run is gone."""
+        if self.is_local:
+            raise ValueError("a local lock is an OS lock that ends with its process: there is none to remove")
+        self._remote_store().delete(self.location, recursive=False)
+
+    def _remote_store(self) -> StateStore:
+        if self.store is None:
+            raise ValueError(f"a lock on {self.location} needs the Hadoop file system (a StateStore)")
+        return self.store
 
     def release(self) -> None:
         if self._handle is not None:

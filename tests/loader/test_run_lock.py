@@ -1,0 +1,145 @@
+"""The run lock on a file system other than the local disk, and `loader unlock` for the lock a killed run
+leaves there. Hadoop's ViewFileSystem (`viewfs://`) stands in for HDFS: a real non-local Hadoop file
+system, mounted onto a temporary directory, so the lock takes the same path through Hadoop as on HDFS."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from pyspark.sql import SparkSession
+
+from loader.lock import RunLock
+from loader.report import EXIT_LOCKED
+from loader.state_store import StateStore
+from tests.loader.harness import Harness
+
+pytestmark = pytest.mark.integration
+
+
+@dataclass
+class MountedState:
+    """A state directory at `uri` whose files are under `local` on this disk."""
+
+    mount: str
+    uri: str
+    local: Path
+    spark_conf_dir: Path
+
+    @property
+    def lock_file(self) -> Path:
+        return self.local / "lock"
+
+    def leave_lock(self, host: str, pid: int) -> None:
+        """What a run killed on `host` leaves behind."""
+        self.local.mkdir(parents=True, exist_ok=True)
+        self.lock_file.write_text(json.dumps({"host": host, "pid": pid, "since": time.time() - 3600}))
+
+    def env(self) -> dict[str, str]:
+        """How a `loader` process learns of the mount: Spark's own defaults file, as on a cluster."""
+        return {"SPARK_CONF_DIR": str(self.spark_conf_dir)}
+
+
+@pytest.fixture
+def mounted_state(tmp_path: Path) -> MountedState:
+    mount = f"lock{uuid.uuid4().hex[:8]}"
+    local = tmp_path / "state"
+    conf_dir = tmp_path / "spark-conf"
+    conf_dir.mkdir()
+    (conf_dir / "spark-defaults.conf").write_text(
+        f"spark.hadoop.fs.viewfs.mounttable.{mount}.link./state {local.as_uri()}\n"
+    )
+    return MountedState(mount=mount, uri=f"viewfs://{mount}/state", local=local, spark_conf_dir=conf_dir)
+
+
+def dead_pid() -> int:
+    child = subprocess.Popen(["true"])
+    child.wait()
+    return child.pid
+
+
+def test_a_remote_lock_stops_a_second_run_and_names_its_owner(
+    harness: Harness, spark: SparkSession, mounted_state: MountedState
+) -> None:
+    spark._jsc.hadoopConfiguration().set(  # type: ignore[union-attr]
+        f"fs.viewfs.mounttable.{mounted_state.mount}.link./state", mounted_state.local.as_uri()
+    )
+    first = RunLock(mounted_state.uri, StateStore(spark, mounted_state.uri))
+    first.acquire()
+    try:
+        assert json.loads(mounted_state.lock_file.read_text())["pid"] == os.getpid()
+
+        second = harness.run(spark, state_dir=mounted_state.uri)
+
+        assert second.exit_code == EXIT_LOCKED
+        assert f"pid {os.getpid()} on {socket.gethostname()}" in (second.error or "")
+        assert "`loader unlock` removes the lock" in (second.error or "")
+    finally:
+        first.release()
+    assert not mounted_state.lock_file.exists(), "release removes the lock file"
+
+
+def test_unlock_removes_a_lock_whose_run_is_gone_and_keeps_one_whose_run_is_alive(
+    cli_harness: Harness, mounted_state: MountedState
+) -> None:
+    def unlock() -> subprocess.CompletedProcess[str]:
+        args = ("--state-dir", mounted_state.uri)
+        return cli_harness.run_cli(*args, command="unlock", env=mounted_state.env())
+
+    mounted_state.leave_lock(socket.gethostname(), os.getpid())
+    alive = unlock()
+    assert alive.returncode == 1, alive.stderr[-3000:]
+    assert "kept" in alive.stderr and "its run is alive" in alive.stderr
+    assert mounted_state.lock_file.exists()
+
+    gone_pid = dead_pid()
+    mounted_state.leave_lock(socket.gethostname(), gone_pid)
+    gone = unlock()
+    assert gone.returncode == 0, gone.stderr[-3000:]
+    assert f"removed {mounted_state.uri}/lock (pid {gone_pid}" in gone.stderr
+    assert not mounted_state.lock_file.exists()
+
+    nothing = unlock()
+    assert nothing.returncode == 0, nothing.stderr[-3000:]
+    assert "no lock at" in nothing.stderr
+
+
+def test_unlock_asks_before_removing_a_lock_from_another_host(
+    cli_harness: Harness, mounted_state: MountedState
+) -> None:
+    mounted_state.leave_lock("another-loader-host", 4242)
+    args = ("--state-dir", mounted_state.uri)
+
+    declined = cli_harness.run_cli(*args, command="unlock", env=mounted_state.env(), answer="n\n")
+    assert declined.returncode == 1, declined.stderr[-3000:]
+    assert "pid 4242 on another-loader-host" in declined.stderr
+    assert "Is no loader run alive there?" in declined.stderr
+    assert mounted_state.lock_file.exists()
+
+    confirmed = cli_harness.run_cli(*args, "--yes", command="unlock", env=mounted_state.env())
+    assert confirmed.returncode == 0, confirmed.stderr[-3000:]
+    assert not mounted_state.lock_file.exists()
+
+
+def test_unlock_never_removes_a_local_lock(cli_harness: Harness, tmp_path: Path) -> None:
+    state = tmp_path / "local-state"
+    running = RunLock(str(state))
+    running.acquire()
+    try:
+        held = cli_harness.run_cli("--state-dir", str(state), command="unlock")
+        assert held.returncode == 1, held.stderr[-3000:]
+        assert "a run is alive" in held.stderr and str(os.getpid()) in held.stderr
+        assert (state / "lock").exists()
+    finally:
+        running.release()
+
+    free = cli_harness.run_cli("--state-dir", str(state), command="unlock")
+    assert free.returncode == 0, free.stderr[-3000:]
+    assert "no run holds the lock" in free.stderr
