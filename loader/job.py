@@ -358,6 +358,14 @@ def _stage(
 ) -> StagedTable:
     """Writes the rows as ORC files under the run's staging directory, partitioned like the table."""
     directory = f"{log.staging_dir(run_id)}/{stage_name or table}"
+    staging_fs, table_fs = log.store.file_system(directory), log.store.file_system(location)
+    if staging_fs != table_fs:
+        # Checked before anything is written: after the commit point a move that cannot happen would
+        # stop every later run at recovery.
+        raise ValueError(
+            f"table {table} is on {table_fs} but the loader's state directory is on {staging_fs}; files "
+            "reach their tables by rename, which needs one file system: set --state-dir on the table's"
+        )
     granularity = settings.partition_granularity
     partitioned = rows.withColumns(partition_values(F.col(timestamp_column), granularity))
     partitioned.write.format("orc").partitionBy(*partition_columns(granularity)).mode("overwrite").save(

@@ -30,6 +30,11 @@ class StateStore:
     def _fs_for(self, location: str):  # type: ignore[no-untyped-def]
         return self._p(location).getFileSystem(self._conf)
 
+    def file_system(self, location: str) -> str:
+        """The file system `location` is on, as Hadoop names it (`file:///`, `hdfs://nn:8020`, ...): two
+        locations can be renamed into each other only when they are on the same one."""
+        return str(self._fs_for(location).getUri().toString())
+
     def exists(self, location: str) -> bool:
         return bool(self._fs_for(location).exists(self._p(location)))
 

@@ -1,6 +1,7 @@
-"""The run lock on a file system other than the local disk, and `loader unlock` for the lock a killed run
-leaves there. Hadoop's ViewFileSystem (`viewfs://`) stands in for HDFS: a real non-local Hadoop file
-system, mounted onto a temporary directory, so the lock takes the same path through Hadoop as on HDFS."""
+"""The loader's state on a file system other than the local disk: the run lock, `loader unlock` for the
+lock a killed run leaves there, and a table that is not on the state's file system. Hadoop's
+ViewFileSystem (`viewfs://`) stands in for HDFS: a real non-local Hadoop file system, mounted onto a
+temporary directory, so the state takes the same path through Hadoop as on HDFS."""
 
 from __future__ import annotations
 
@@ -19,9 +20,11 @@ from pyspark.sql import SparkSession
 from loader.lock import RunLock
 from loader.report import EXIT_LOCKED
 from loader.state_store import StateStore
-from tests.loader.harness import Harness
+from tests.loader.harness import Harness, record_schema
 
 pytestmark = pytest.mark.integration
+
+EVENT = record_schema("Tick", [{"name": "n", "type": "long", "doc": "Sequence number."}])
 
 
 @dataclass
@@ -59,6 +62,12 @@ def mounted_state(tmp_path: Path) -> MountedState:
     return MountedState(mount=mount, uri=f"viewfs://{mount}/state", local=local, spark_conf_dir=conf_dir)
 
 
+def mount_in_session(spark: SparkSession, mounted_state: MountedState) -> None:
+    spark._jsc.hadoopConfiguration().set(  # type: ignore[union-attr]
+        f"fs.viewfs.mounttable.{mounted_state.mount}.link./state", mounted_state.local.as_uri()
+    )
+
+
 def dead_pid() -> int:
     child = subprocess.Popen(["true"])
     child.wait()
@@ -68,9 +77,7 @@ def dead_pid() -> int:
 def test_a_remote_lock_stops_a_second_run_and_names_its_owner(
     harness: Harness, spark: SparkSession, mounted_state: MountedState
 ) -> None:
-    spark._jsc.hadoopConfiguration().set(  # type: ignore[union-attr]
-        f"fs.viewfs.mounttable.{mounted_state.mount}.link./state", mounted_state.local.as_uri()
-    )
+    mount_in_session(spark, mounted_state)
     first = RunLock(mounted_state.uri, StateStore(spark, mounted_state.uri))
     first.acquire()
     try:
@@ -143,3 +150,28 @@ def test_unlock_never_removes_a_local_lock(cli_harness: Harness, tmp_path: Path)
     free = cli_harness.run_cli("--state-dir", str(state), command="unlock")
     assert free.returncode == 0, free.stderr[-3000:]
     assert "no run holds the lock" in free.stderr
+
+
+def test_a_table_on_another_file_system_than_the_state_fails_its_topic_before_anything_is_written(
+    harness: Harness, spark: SparkSession, mounted_state: MountedState
+) -> None:
+    mount_in_session(spark, mounted_state)
+    topic = harness.topic()
+    harness.produce(topic, EVENT, [{"n": i} for i in range(3)])
+
+    refused = harness.run(spark, state_dir=mounted_state.uri)
+
+    assert refused.exit_code == 1
+    (report,) = refused.topics
+    assert report.status == "failed"
+    assert f"is on file:/// but the loader's state directory is on viewfs://{mounted_state.mount}" in (
+        report.reason or ""
+    )
+    assert "set --state-dir on the table's" in (report.reason or "")
+    staged = [p for p in mounted_state.local.rglob("*") if p.is_file() and "staging" in p.parts]
+    assert staged == [], "nothing is written before the check"
+
+    loaded = harness.run(spark)
+    (report,) = loaded.topics
+    assert (loaded.exit_code, report.status, report.records) == (0, "loaded", 3)
+    assert spark.table(report.table or "").count() == 3
