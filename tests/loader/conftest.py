@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -21,3 +22,11 @@ def harness(kafka_broker: KafkaBroker, registry_url: str, spark_warehouse: Path)
 def cli_harness(kafka_broker: KafkaBroker, registry_url: str, tmp_path: Path) -> Harness:
     """Subprocess runs get a warehouse and an embedded metastore of their own (Derby admits one JVM)."""
     return Harness(kafka=kafka_broker, registry_url=registry_url, warehouse=tmp_path / "warehouse")
+
+
+@pytest.fixture
+def ended_pid() -> int:
+    """The pid of a process that has ended and been reaped: what a killed run's lock names."""
+    child = subprocess.Popen(["true"])
+    child.wait()
+    return child.pid

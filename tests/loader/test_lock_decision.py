@@ -5,18 +5,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 
 from loader.lock import LockOwner, Unlock, unlock_decision
 
 HERE = "loader-host-1"
-
-
-def dead_pid() -> int:
-    """The pid of a process that has ended (and been reaped)."""
-    child = subprocess.Popen(["true"])
-    child.wait()
-    return child.pid
 
 
 def test_the_owner_record_a_run_writes_is_read_back() -> None:
@@ -46,15 +38,15 @@ def test_a_lock_of_a_live_process_on_this_host_is_kept() -> None:
     assert unlock_decision(True, owner, HERE) is Unlock.REFUSE
 
 
-def test_a_lock_of_an_ended_process_on_this_host_is_removed() -> None:
-    owner = LockOwner(host=HERE, pid=dead_pid(), since=0.0)
+def test_a_lock_of_an_ended_process_on_this_host_is_removed(ended_pid: int) -> None:
+    owner = LockOwner(host=HERE, pid=ended_pid, since=0.0)
 
     assert owner.alive_here(HERE) is False
     assert unlock_decision(True, owner, HERE) is Unlock.REMOVE
 
 
-def test_a_lock_from_another_host_or_without_a_readable_owner_needs_an_operator() -> None:
-    elsewhere = LockOwner(host="loader-host-2", pid=dead_pid(), since=0.0)
+def test_a_lock_from_another_host_or_without_a_readable_owner_needs_an_operator(ended_pid: int) -> None:
+    elsewhere = LockOwner(host="loader-host-2", pid=ended_pid, since=0.0)
 
     assert elsewhere.alive_here(HERE) is None
     assert unlock_decision(True, elsewhere, HERE) is Unlock.ASK

@@ -37,6 +37,11 @@ class MountedState:
     spark_conf_dir: Path
 
     @property
+    def hadoop_setting(self) -> tuple[str, str]:
+        """The mount table entry that puts `uri` onto `local`."""
+        return f"fs.viewfs.mounttable.{self.mount}.link./state", self.local.as_uri()
+
+    @property
     def lock_file(self) -> Path:
         return self.local / "lock"
 
@@ -56,22 +61,14 @@ def mounted_state(tmp_path: Path) -> MountedState:
     local = tmp_path / "state"
     conf_dir = tmp_path / "spark-conf"
     conf_dir.mkdir()
-    (conf_dir / "spark-defaults.conf").write_text(
-        f"spark.hadoop.fs.viewfs.mounttable.{mount}.link./state {local.as_uri()}\n"
-    )
-    return MountedState(mount=mount, uri=f"viewfs://{mount}/state", local=local, spark_conf_dir=conf_dir)
+    mounted = MountedState(mount=mount, uri=f"viewfs://{mount}/state", local=local, spark_conf_dir=conf_dir)
+    key, value = mounted.hadoop_setting
+    (conf_dir / "spark-defaults.conf").write_text(f"spark.hadoop.{key} {value}\n")
+    return mounted
 
 
 def mount_in_session(spark: SparkSession, mounted_state: MountedState) -> None:
-    spark._jsc.hadoopConfiguration().set(  # type: ignore[union-attr]
-        f"fs.viewfs.mounttable.{mounted_state.mount}.link./state", mounted_state.local.as_uri()
-    )
-
-
-def dead_pid() -> int:
-    child = subprocess.Popen(["true"])
-    child.wait()
-    return child.pid
+    spark._jsc.hadoopConfiguration().set(*mounted_state.hadoop_setting)  # type: ignore[union-attr]
 
 
 def test_a_remote_lock_stops_a_second_run_and_names_its_owner(
@@ -94,7 +91,7 @@ def test_a_remote_lock_stops_a_second_run_and_names_its_owner(
 
 
 def test_unlock_removes_a_lock_whose_run_is_gone_and_keeps_one_whose_run_is_alive(
-    cli_harness: Harness, mounted_state: MountedState
+    cli_harness: Harness, mounted_state: MountedState, ended_pid: int
 ) -> None:
     def unlock() -> subprocess.CompletedProcess[str]:
         args = ("--state-dir", mounted_state.uri)
@@ -106,11 +103,10 @@ def test_unlock_removes_a_lock_whose_run_is_gone_and_keeps_one_whose_run_is_aliv
     assert "kept" in alive.stderr and "its run is alive" in alive.stderr
     assert mounted_state.lock_file.exists()
 
-    gone_pid = dead_pid()
-    mounted_state.leave_lock(socket.gethostname(), gone_pid)
+    mounted_state.leave_lock(socket.gethostname(), ended_pid)
     gone = unlock()
     assert gone.returncode == 0, gone.stderr[-3000:]
-    assert f"removed {mounted_state.uri}/lock (pid {gone_pid}" in gone.stderr
+    assert f"removed {mounted_state.uri}/lock (pid {ended_pid}" in gone.stderr
     assert not mounted_state.lock_file.exists()
 
     nothing = unlock()
