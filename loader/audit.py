@@ -23,6 +23,7 @@ from rich.table import Table
 
 from loader.config import LoaderSettings
 from loader.state_store import StateStore
+from loader.warehouse_layout import check_layout
 
 WINDOW_MINUTES = 10
 AUDIT_DIR = "audit"
@@ -92,6 +93,7 @@ def recorded_counts(store: StateStore) -> tuple[dict[str, str], dict[tuple[str, 
 def audit(settings: LoaderSettings, spark: SparkSession, quarantine_table: str) -> AuditReport:
     """Compares what the runs read from Kafka with what the tables and the quarantine hold."""
     store = StateStore(spark, settings.state_location)
+    check_layout(spark, store, settings.warehouse, settings.database)  # never audit another lake's tables
     tables, expected = recorded_counts(store)
     quarantine = f"{settings.database}.{quarantine_table}"
     quarantined: dict[tuple[str, str], int] = {}

@@ -96,8 +96,12 @@ def run(config: Path | None, report_json: Path | None, **flags: Any) -> None:
     3 bad records above --max-bad-ratio were quarantined; 75 another run holds the lock.
     """
     settings = _settings(config, **flags)
-    console = Console(stderr=True)
+    console = Console(stderr=True, soft_wrap=True)  # messages name paths: never cut them
     from loader.lock import LockHeld, RunLock
+    from loader.spark_session import legacy_metastore_notice
+
+    if not settings.metastore_uri and (notice := legacy_metastore_notice(settings.warehouse)):
+        console.print(f"[yellow]note:[/] {notice}")
 
     lock = RunLock(settings.state_location)
     if lock.is_local:
@@ -145,10 +149,14 @@ def audit(config: Path | None, report_json: Path | None, **flags: Any) -> None:
     settings = _settings(config, **flags)
     from loader import audit as audit_module
     from loader import job
+    from loader.warehouse_layout import WarehouseMismatch
 
     spark = job.spark_for(settings)
     try:
         report = audit_module.audit(settings, spark, job.QUARANTINE_TABLE)
+    except WarehouseMismatch as exc:
+        Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {exc}")
+        sys.exit(1)
     finally:
         spark.stop()
     audit_module.render(report, Console(width=None if sys.stdout.isatty() else 200))

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +42,17 @@ class LoaderSettings:
             raise ValueError("records per task, the task pool size and topic threads must be at least 1")
         if not 0 <= self.max_bad_ratio <= 1:
             raise ValueError("the bad-record ratio must be between 0 and 1")
-        return self
+        # Local paths are made absolute against the directory the loader was started from: Spark's JVM
+        # runs elsewhere (see `loader.spark_session`) and would read a relative path against its own.
+        state_dir = absolute_if_local(self.state_dir) if self.state_dir else None
+        return replace(self, warehouse=absolute_if_local(self.warehouse), state_dir=state_dir)
+
+
+def absolute_if_local(location: str) -> str:
+    """A local path made absolute; a URI (`hdfs://`, `s3a://`, `file:`) left as it is."""
+    if "://" in location or location.startswith("file:"):
+        return location
+    return str(Path(location).absolute())
 
 
 def read_config_file(path: Path) -> dict[str, Any]:

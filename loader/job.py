@@ -66,6 +66,7 @@ from loader.tables import (
     with_column_metadata,
 )
 from loader.union_columns import fit_unions, reshape
+from loader.warehouse_layout import WarehouseMismatch, claim_database
 
 QUARANTINE_TABLE = "loader_quarantine"
 # At most this many distinct foreign schema ids per topic and run are looked up in the registry to say
@@ -115,7 +116,7 @@ def run(
             return report
     try:
         _load(settings, spark, store, report, console)
-    except (KafkaUnavailable, RegistryUnavailable) as exc:
+    except (KafkaUnavailable, RegistryUnavailable, WarehouseMismatch) as exc:
         report.error = str(exc)
     except Exception as exc:  # the run stops; what was committed stays, the rest is redone next time
         report.error = f"the run stopped: {type(exc).__name__}: {str(exc).splitlines()[0][:500]}"
@@ -141,6 +142,8 @@ def _exit_code(report: RunReport, settings: LoaderSettings) -> int:
 def _load(
     settings: LoaderSettings, spark: SparkSession, store: StateStore, report: RunReport, console: Console
 ) -> None:
+    # First, before a committed run is completed or anything staged: the tables must be in this warehouse.
+    claim_database(spark, store, settings.warehouse, settings.database)
     log = CommitLog(store, add_partitions=lambda table, specs: add_partitions(spark, table, specs))
     last_seq, saved = log.recover()
     crash_point("after_recovery")

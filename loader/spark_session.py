@@ -1,21 +1,33 @@
 """Builds the SparkSession the loader (and the tests) run on.
 
-Embedded defaults need nothing but a directory: local Spark, a Derby metastore and the warehouse beside
-each other. A cluster passes its own master, metastore URI and warehouse (HDFS/S3) instead, by
-configuration only. The Kafka source and Avro functions come either from spark-submit (`--packages`,
-`--jars`) or, locally, from the jar cache that `scripts/fetch-jars` fills.
+Embedded defaults need nothing but a directory: local Spark, and a Derby metastore kept inside the
+warehouse (`<warehouse>/_loader_metastore/`), so that one warehouse is one self-contained lake and two
+warehouses side by side never share a metastore. A cluster passes its own master, metastore URI and
+warehouse (HDFS/S3) instead, by configuration only. The Kafka source and Avro functions come either from
+spark-submit (`--packages`, `--jars`) or, locally, from the jar cache that `scripts/fetch-jars` fills.
+
+The driver JVM started here runs in a private temporary directory: Spark 4.0 creates `artifacts/` in its
+working directory (SPARK-52396), and a loader run from cron must not write into whatever directory it was
+started from.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
-from collections.abc import Mapping
+import shutil
+import tempfile
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pyspark.sql import SparkSession
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+# The embedded Derby metastore's directory inside a local warehouse (Derby's `metastore_db` and
+# `derby.log` go there).
+EMBEDDED_METASTORE_DIR = "_loader_metastore"
 
 
 @dataclass(frozen=True)
@@ -43,11 +55,71 @@ def connector_jars(jars_dir: Path | None = None) -> list[str]:
 
 def _local_path(uri: str) -> Path | None:
     """The local directory behind a warehouse URI, or None when it lives on a remote file system."""
+    if uri.startswith("file:"):
+        return Path("/" + uri.removeprefix("file:").lstrip("/"))
     if "://" not in uri:
         return Path(uri)
-    if uri.startswith("file://"):
-        return Path(uri.removeprefix("file://"))
     return None
+
+
+@dataclass(frozen=True)
+class EmbeddedMetastore:
+    """Where the embedded Derby metastore of a local warehouse lives."""
+
+    home: Path  # Derby's system home: `metastore_db/` and `derby.log`
+    legacy: bool = False  # the layout of older versions, beside the warehouse
+
+    @property
+    def database(self) -> Path:
+        return self.home / "metastore_db"
+
+
+def embedded_metastore(warehouse: Path) -> EmbeddedMetastore:
+    """The metastore of a local warehouse: inside it, except for a lake made by an older version.
+
+    Older versions kept `metastore_db` in the warehouse's parent directory, shared by every warehouse
+    there. Such a lake (it has a database directory, `<name>.db`, which only a metastore makes, and no
+    metastore of its own) keeps using it until it is moved; see docs/loader.md. A new warehouse never
+    uses a metastore found beside it.
+    """
+    warehouse = warehouse.absolute()
+    own = EmbeddedMetastore(warehouse / EMBEDDED_METASTORE_DIR)
+    old = EmbeddedMetastore(warehouse.parent, legacy=True)
+    made_by_a_metastore = any(path.is_dir() for path in warehouse.glob("*.db"))
+    if not own.database.exists() and old.database.exists() and made_by_a_metastore:
+        return old
+    return own
+
+
+def legacy_metastore_notice(warehouse: str) -> str | None:
+    """What to tell the owner of a lake whose embedded metastore still sits beside it (or None)."""
+    local = _local_path(warehouse)
+    if local is None or not (chosen := embedded_metastore(local)).legacy:
+        return None
+    own = local.absolute() / EMBEDDED_METASTORE_DIR
+    return (
+        f"this warehouse's metastore is {chosen.database}, beside the warehouse, where older versions kept "
+        f"it and where every warehouse in {chosen.home} shares it. When no other warehouse there uses it, "
+        f"move it in: mkdir -p {own} && mv {chosen.database} {own}/"
+    )
+
+
+def _remove_at_exit(directory: str) -> None:
+    atexit.register(shutil.rmtree, directory, ignore_errors=True)
+
+
+@contextmanager
+def _private_working_directory() -> Iterator[None]:
+    """Runs the block (which may launch the driver JVM) from a fresh temporary directory, so the JVM
+    inherits that as its working directory; Python's own working directory is restored at once."""
+    scratch = tempfile.mkdtemp(prefix="loader-spark-driver-")
+    _remove_at_exit(scratch)
+    previous = os.getcwd()
+    os.chdir(scratch)
+    try:
+        yield
+    finally:
+        os.chdir(previous)
 
 
 def build_spark_session(settings: SparkSettings) -> SparkSession:
@@ -59,8 +131,10 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
     if master:
         builder = builder.master(master)
 
+    local = _local_path(settings.warehouse_dir)
+    warehouse_dir = str(local.absolute()) if local is not None else settings.warehouse_dir
     conf: dict[str, str] = {
-        "spark.sql.warehouse.dir": settings.warehouse_dir,
+        "spark.sql.warehouse.dir": warehouse_dir,
         # Tables evolve with their schemas (int -> long, a field added inside a struct): the metastore
         # must accept the new column types. An external metastore needs the same setting on its side.
         "spark.hadoop.hive.metastore.disallow.incompatible.col.type.changes": "false",
@@ -78,18 +152,19 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
     if settings.metastore_uri:
         conf["spark.hadoop.hive.metastore.uris"] = settings.metastore_uri
     else:
-        local = _local_path(settings.warehouse_dir)
         if local is None:
             raise ValueError(
                 "an embedded Derby metastore needs a local warehouse directory; "
                 "with a remote warehouse, pass the metastore URI (thrift://...)"
             )
-        metastore_dir = local.resolve().parent / "metastore_db"
+        metastore = embedded_metastore(local)
+        metastore.home.mkdir(parents=True, exist_ok=True)
         conf["spark.hadoop.javax.jdo.option.ConnectionURL"] = (
-            f"jdbc:derby:;databaseName={metastore_dir};create=true"
+            f"jdbc:derby:;databaseName={metastore.database};create=true"
         )
-        conf["spark.driver.extraJavaOptions"] = f"-Dderby.system.home={local.resolve().parent}"
+        conf["spark.driver.extraJavaOptions"] = f"-Dderby.system.home={metastore.home}"
     conf.update(settings.extra_conf)
     for key, value in conf.items():
         builder = builder.config(key, value)
-    return builder.enableHiveSupport().getOrCreate()
+    with _private_working_directory():
+        return builder.enableHiveSupport().getOrCreate()

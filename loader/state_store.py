@@ -35,6 +35,11 @@ class StateStore:
         locations can be renamed into each other only when they are on the same one."""
         return str(self._fs_for(location).getUri().toString())
 
+    def qualified(self, location: str) -> str:
+        """`location` as its file system names it (`/x` -> `file:/x`, `hdfs://nn/x` -> `hdfs://nn:8020/x`),
+        so that two spellings of one place compare equal."""
+        return str(self._fs_for(location).makeQualified(self._p(location)).toString())
+
     def exists(self, location: str) -> bool:
         return bool(self._fs_for(location).exists(self._p(location)))
 

@@ -55,9 +55,9 @@ def with_column_metadata(
 def ensure_table(
     spark: SparkSession, qualified_name: str, data_schema: StructType, granularity: Granularity
 ) -> TableState:
-    """Creates the table, or evolves its columns to hold `data_schema` (raises UnrepresentableChange)."""
-    database = qualified_name.partition(".")[0]
-    spark.sql(f"CREATE DATABASE IF NOT EXISTS `{database}`")
+    """Creates the table, or evolves its columns to hold `data_schema` (raises UnrepresentableChange).
+
+    The database exists: each run claims it first (`loader.warehouse_layout`)."""
     if not spark.catalog.tableExists(qualified_name):
         partitions = [StructField(name, StringType(), True) for name in partition_columns(granularity)]
         empty = spark.createDataFrame([], StructType([*data_schema.fields, *partitions]))

@@ -89,6 +89,7 @@ class Harness:
         timeout: float = 300,
         command: str = "run",
         answer: str = "",
+        cwd: Path = REPO_ROOT,
     ) -> subprocess.CompletedProcess[str]:
         """`loader run` (or another `loader` command) in its own process and JVM, as cron starts it."""
         run_only = ["--partition-granularity", "day", "--include-topics", f"{self.prefix}.*"]
@@ -103,7 +104,7 @@ class Harness:
         ]  # fmt: skip
         return subprocess.run(
             command_line, env={**os.environ, **(env or {})}, capture_output=True, text=True, timeout=timeout,
-            cwd=REPO_ROOT, input=answer,  # what a prompt reads, never the terminal of whoever runs the tests
+            cwd=cwd, input=answer,  # what a prompt reads, never the terminal of whoever runs the tests
         )  # fmt: skip
 
     def query_cli(self, sql: str) -> list[dict[str, Any]]:

@@ -1,0 +1,94 @@
+"""Does the metastore put this run's tables in the warehouse this run was given?
+
+The loader keeps its offsets in the warehouse (`<warehouse>/_loader_state`), but where a table's files go
+is decided by the metastore: by the location of its database, recorded when the database was created. A
+metastore shared by two warehouses (or pointed at the wrong one) would send one warehouse's rows into the
+other's folder while the offsets are saved in the first: data where nobody looks for it, and lost when
+that other warehouse is deleted. So every run first claims its database: creates it at
+`<warehouse>/<database>.db` when it does not exist, and otherwise stops, before anything is staged, when
+the database or any of its tables lives elsewhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from pyspark.sql import SparkSession
+
+from loader.state_store import StateStore
+
+
+class WarehouseMismatch(RuntimeError):
+    """The metastore places the run's database or tables outside its warehouse; nothing was loaded."""
+
+
+@dataclass(frozen=True)
+class Locations:
+    """Where the metastore puts the run's database and its tables (qualified URIs, `file:/x`)."""
+
+    database: str | None  # None: the database does not exist yet
+    tables: Mapping[str, str]  # table name -> location (tables without one, like views, left out)
+
+
+def expected_database_location(warehouse: str, database: str) -> str:
+    return f"{warehouse.rstrip('/')}/{database}.db"
+
+
+def layout_problems(database: str, warehouse: str, expected: str, found: Locations) -> list[str]:
+    """What is out of place, each as a sentence that names both paths and the remedy ([] when fine).
+
+    `expected` is the database location this warehouse implies; all locations are qualified alike.
+    """
+    if found.database is None:
+        return []
+    database_at = found.database.rstrip("/")
+    if database_at != expected.rstrip("/"):
+        return [
+            f"database {database} is at {database_at} in the metastore, but this run's warehouse {warehouse} "
+            f"puts it at {expected}: its tables would land in another warehouse's folder while the offsets "
+            f"are saved in this one. Nothing was loaded. Run with the warehouse that holds the database "
+            f"(--warehouse {database_at.rpartition('/')[0]}), or another --database, or give this warehouse "
+            "a metastore of its own (the embedded one lives inside the warehouse, in _loader_metastore/; "
+            "see docs/loader.md, 'Where the loader writes')."
+        ]
+    return [
+        f"table {database}.{table} is at {location}, outside its database's location {database_at}. "
+        "Nothing was loaded. Move its files under the database and point the table there "
+        f"(ALTER TABLE {database}.{table} SET LOCATION '{database_at}/{table}'), or drop it."
+        for table, location in sorted(found.tables.items())
+        if not location.rstrip("/").startswith(database_at + "/")
+    ]
+
+
+def metastore_locations(spark: SparkSession, store: StateStore, database: str) -> Locations:
+    """The database's and its tables' locations: two metastore calls however many tables there are."""
+    catalog = spark._jsparkSession.sessionState().catalog().externalCatalog()
+    if not catalog.databaseExists(database):
+        return Locations(None, {})
+    database_at = store.qualified(str(catalog.getDatabase(database).locationUri().toString()))
+    names = catalog.listTables(database)
+    tables = catalog.getTablesByName(database, names)
+    found: dict[str, str] = {}
+    for i in range(tables.size()):
+        table = tables.apply(i)
+        location = table.storage().locationUri()
+        if location.isDefined():
+            found[str(table.identifier().table())] = store.qualified(str(location.get().toString()))
+    return Locations(database_at, found)
+
+
+def check_layout(spark: SparkSession, store: StateStore, warehouse: str, database: str) -> str:
+    """Raises WarehouseMismatch when the metastore has the database or a table of it outside this
+    warehouse; returns the database's expected location."""
+    expected = store.qualified(expected_database_location(warehouse, database))
+    problems = layout_problems(database, warehouse, expected, metastore_locations(spark, store, database))
+    if problems:
+        raise WarehouseMismatch(" ".join(problems))
+    return expected
+
+
+def claim_database(spark: SparkSession, store: StateStore, warehouse: str, database: str) -> None:
+    """Checks the layout (see `check_layout`), then creates the database in this warehouse if needed."""
+    expected = check_layout(spark, store, warehouse, database)
+    spark.sql(f"CREATE DATABASE IF NOT EXISTS `{database}` LOCATION '{expected}'")
