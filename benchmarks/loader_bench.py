@@ -317,7 +317,7 @@ def consumer_to_parquet(bootstrap: str, registry_url: str, ranges: list[OffsetRa
         }
     )
     consumer.assign([TopicPartition(r.topic, r.partition, r.start) for r in ranges])
-    remaining = {r.partition: r.end for r in ranges if r.count}
+    remaining = {r.partition: r.end for r in ranges if r.span}
     rows: list[dict[str, Any]] = []
     written = 0
     with pq.ParquetWriter(out, LATEST_ARROW_SCHEMA) as parquet:
@@ -398,7 +398,7 @@ def main() -> None:
             spark = job.spark_for(base)
             spark_seconds = time.perf_counter() - spark_started
             ranges = offset_ranges(bootstrap, big, args.partitions)
-            total = sum(r.count for r in ranges)
+            total = sum(r.span for r in ranges)
             rows: list[Row] = []
             try:
                 say("Spark: raw value bytes to Parquet (the limit)")

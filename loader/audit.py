@@ -34,9 +34,13 @@ def window_of(timestamp: Column) -> Column:
     return F.date_format(F.window(timestamp, f"{WINDOW_MINUTES} minutes").start, "yyyy-MM-dd HH:mm")
 
 
-def audit_record(run_id: str, counts: dict[str, tuple[str, dict[str, int]]]) -> str:
-    """The audit file of a run: per topic its table and the records read per window."""
-    topics = {t: {"table": table, "windows": windows} for t, (table, windows) in sorted(counts.items())}
+def audit_record(run_id: str, counts: dict[str, tuple[str, dict[str, int], dict[str, int]]]) -> str:
+    """The audit file of a run: per topic its table, the records read per window, and the tombstones
+    among them that the `skip-tombstones` setting kept out of the table."""
+    topics = {
+        t: {"table": table, "windows": windows, **({"skipped": skipped} if skipped else {})}
+        for t, (table, windows, skipped) in sorted(counts.items())
+    }
     return json.dumps({"run_id": run_id, "topics": topics}, indent=1, sort_keys=True)
 
 
@@ -52,10 +56,15 @@ class WindowAudit:
     kafka: int
     table_rows: int
     quarantined: int
+    skipped: int = 0  # tombstones not loaded, by the skip-tombstones setting
+
+    @property
+    def difference(self) -> int:
+        return self.table_rows + self.quarantined + self.skipped - self.kafka
 
     @property
     def ok(self) -> bool:
-        return self.kafka == self.table_rows + self.quarantined
+        return self.difference == 0
 
 
 @dataclass
@@ -68,33 +77,44 @@ class AuditReport:
         return [w for w in self.windows if not w.ok]
 
     def to_json(self) -> str:
-        rows = [{**asdict(w), "ok": w.ok} for w in self.windows]
+        rows = [{**asdict(w), "difference": w.difference, "ok": w.ok} for w in self.windows]
         return json.dumps({"database": self.database, "ok": not self.mismatches, "windows": rows}, indent=2)
 
     def write_json(self, path: Path) -> None:
         path.write_text(self.to_json() + "\n")
 
 
-def recorded_counts(store: StateStore) -> tuple[dict[str, str], dict[tuple[str, str], int]]:
-    """Sums every committed run's audit file: (topic -> table, (topic, window) -> records read)."""
-    tables: dict[str, str] = {}
-    counts: dict[tuple[str, str], int] = {}
+@dataclass
+class RecordedCounts:
+    """Every committed run's audit files summed."""
+
+    tables: dict[str, str] = field(default_factory=dict)  # topic -> table
+    read: dict[tuple[str, str], int] = field(default_factory=dict)  # (topic, window) -> records read
+    skipped: dict[tuple[str, str], int] = field(default_factory=dict)  # (topic, window) -> not loaded
+
+
+def recorded_counts(store: StateStore) -> RecordedCounts:
+    found = RecordedCounts()
     for entry in store.list(store.path(AUDIT_DIR)):
         if not posixpath.basename(entry).endswith(".json"):
             continue
         data = json.loads(store.read_text(entry))
         for topic, recorded in data["topics"].items():
-            tables[topic] = recorded["table"]
-            for window, count in recorded["windows"].items():
-                counts[(topic, window)] = counts.get((topic, window), 0) + int(count)
-    return tables, counts
+            found.tables[topic] = recorded["table"]
+            for into, windows in (
+                (found.read, recorded["windows"]),
+                (found.skipped, recorded.get("skipped", {})),
+            ):
+                for window, count in windows.items():
+                    into[(topic, window)] = into.get((topic, window), 0) + int(count)
+    return found
 
 
 def audit(settings: LoaderSettings, spark: SparkSession, quarantine_table: str) -> AuditReport:
     """Compares what the runs read from Kafka with what the tables and the quarantine hold."""
     store = StateStore(spark, settings.state_location)
     check_layout(spark, store, settings.warehouse, settings.database)  # never audit another lake's tables
-    tables, expected = recorded_counts(store)
+    recorded = recorded_counts(store)
     quarantine = f"{settings.database}.{quarantine_table}"
     quarantined: dict[tuple[str, str], int] = {}
     if spark.catalog.tableExists(quarantine):
@@ -102,13 +122,13 @@ def audit(settings: LoaderSettings, spark: SparkSession, quarantine_table: str) 
         grouped = spark.table(quarantine).groupBy("topic", window_of(F.col("timestamp")).alias("w")).count()
         quarantined = {(r["topic"], r["w"]): int(r["count"]) for r in grouped.collect()}
     report = AuditReport(settings.database)
-    for topic, table in sorted(tables.items()):
+    for topic, table in sorted(recorded.tables.items()):
         loaded: dict[str, int] = {}
         if spark.catalog.tableExists(table):
             spark.catalog.refreshTable(table)
             grouped = spark.table(table).groupBy(window_of(F.col("_kafka_timestamp")).alias("w")).count()
             loaded = {r["w"]: int(r["count"]) for r in grouped.collect()}
-        windows = {w for (t, w) in expected if t == topic} | set(loaded)
+        windows = {w for (t, w) in recorded.read if t == topic} | set(loaded)
         windows |= {w for (t, w) in quarantined if t == topic}
         for window in sorted(windows):
             report.windows.append(
@@ -116,9 +136,10 @@ def audit(settings: LoaderSettings, spark: SparkSession, quarantine_table: str) 
                     topic,
                     table,
                     window,
-                    kafka=expected.get((topic, window), 0),
+                    kafka=recorded.read.get((topic, window), 0),
                     table_rows=loaded.get(window, 0),
                     quarantined=quarantined.get((topic, window), 0),
+                    skipped=recorded.skipped.get((topic, window), 0),
                 )
             )
     return report
@@ -132,10 +153,18 @@ def render(report: AuditReport, console: Console) -> None:
         title=f"loader audit of database {report.database}: {verdict}",
         title_justify="left",
     )
-    for column in ("topic", "table", "window (UTC)", "kafka", "table rows", "quarantined", "difference"):
+    for column in (
+        "topic",
+        "table",
+        "window (UTC)",
+        "kafka",
+        "table rows",
+        "quarantined",
+        "skipped",
+        "difference",
+    ):
         table.add_column(column, justify="left" if column in ("topic", "table", "window (UTC)") else "right")
     for w in report.windows:
-        difference = w.table_rows + w.quarantined - w.kafka
         style = "green" if w.ok else "bold red"
         table.add_row(
             w.topic,
@@ -144,6 +173,7 @@ def render(report: AuditReport, console: Console) -> None:
             str(w.kafka),
             str(w.table_rows),
             str(w.quarantined),
-            f"[{style}]{difference:+d}[/]",
+            str(w.skipped),
+            f"[{style}]{w.difference:+d}[/]",
         )
     console.print(table)

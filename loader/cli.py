@@ -88,6 +88,13 @@ def main() -> None:
 @click.option("--task-pool-size", type=int, envvar="LOADER_TASK_POOL_SIZE")
 @click.option("--topic-threads", type=int, envvar="LOADER_TOPIC_THREADS")
 @click.option("--max-bad-ratio", type=float, envvar="LOADER_MAX_BAD_RATIO")
+@click.option(
+    "--skip-tombstones",
+    is_flag=True,
+    default=None,
+    envvar="LOADER_SKIP_TOMBSTONES",
+    help="Count tombstones of topics that are not compacted instead of loading them as deletion rows.",
+)
 @click.option("--report-json", type=click.Path(dir_okay=False, path_type=Path), envvar="LOADER_REPORT_JSON")
 def run(config: Path | None, report_json: Path | None, **flags: Any) -> None:
     """Load [saved offset, current end) of every partition of every topic, exactly once.

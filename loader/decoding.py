@@ -1,19 +1,25 @@
-"""Decoding Confluent-framed Avro in the JVM, each record with its own writer schema, projected onto the
-subject's latest schema in the same pass.
+"""Decoding Kafka records in the JVM: the Confluent-framed Avro value (and key, when the topic has a key
+schema), each with its own writer schema, projected onto the subject's latest schema in the same pass.
 
-A message is: magic byte 0, the writer schema id as 4 bytes big-endian, the Avro body. For each writer id
-of the subject there is one `from_avro(body, writer schema, avroSchema=latest)` branch; Avro's schema
-resolution then fills added fields with their defaults, widens promoted types and drops removed fields.
+A framed message is: magic byte 0, the writer schema id as 4 bytes big-endian, the Avro body. For each
+writer id of the subject there is one `from_avro(body, writer schema, avroSchema=latest)` branch; Avro's
+schema resolution then fills added fields with their defaults, widens promoted types and drops removed
+fields.
 
 Decoding failures are found reliably: spark-avro's PERMISSIVE mode returns a struct of NULLs for a body it
-cannot decode, which a record whose fields are all NULL would look like too. So the reader schema gets one
-extra boolean field with default `true` that no writer has: every record that decodes carries `true`
-there, and a failure carries NULL.
+cannot decode, which a record whose fields are all NULL would look like too. So a record reader schema
+gets one extra boolean field with default `true` that no writer has: every record that decodes carries
+`true` there, and a failure carries NULL. (A key schema that is not a record, such as `"string"`, cannot
+carry the flag: a NULL there is a failure unless the schema admits null.)
+
+A record without a value is a tombstone, the delete marker of a compacted topic: a row of its own with
+`_kafka_deleted` true, never a bad record.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
@@ -24,48 +30,116 @@ from loader.registry_client import SubjectSchemas
 DECODED_FLAG = "__loader_decoded"
 HEADER_BYTES = 5
 
-# Kafka metadata kept with every row; user fields may not use these names.
-METADATA_COLUMNS = ("_kafka_partition", "_kafka_offset", "_kafka_timestamp", "_schema_id")
+# Kafka metadata kept with every row, after the value's fields; user fields may not use these names.
+METADATA_COLUMNS = (
+    "_kafka_partition",
+    "_kafka_offset",
+    "_kafka_timestamp",
+    "_schema_id",
+    "_kafka_key",
+    "_kafka_key_string",
+    "_kafka_key_avro",  # only for topics with a `<topic>-key` subject
+    "_kafka_headers",
+    "_kafka_deleted",
+)
+# What rows loaded before a metadata column existed read in it (SQL literals, see loader.column_defaults).
+METADATA_DEFAULTS = {"_kafka_deleted": "FALSE"}
+# The Kafka source's columns the decoding reads (what an empty read must have too).
+HEADERS_TYPE = "array<struct<key: string, value: binary>>"
+KAFKA_COLUMNS = (
+    "topic string, partition int, offset long, timestamp timestamp, key binary, value binary, "
+    f"headers {HEADERS_TYPE}"
+)
 
 
-def reader_schema(latest_schema: str) -> str:
-    """The latest schema plus the decode flag (see the module docstring)."""
+def reader_schema(latest_schema: str) -> tuple[str, bool]:
+    """The latest schema, plus the decode flag when it is a record (see the module docstring)."""
     schema = json.loads(latest_schema)
+    if not (isinstance(schema, dict) and schema.get("type") == "record"):
+        return latest_schema, False
     schema["fields"] = [*schema["fields"], {"name": DECODED_FLAG, "type": "boolean", "default": True}]
-    return json.dumps(schema)
+    return json.dumps(schema), True
+
+
+def _admits_null(schema_text: str) -> bool:
+    schema = json.loads(schema_text)
+    return schema == "null" or (isinstance(schema, list) and "null" in schema)
 
 
 def schema_id_column(value: str = "value") -> Column:
     return F.conv(F.hex(F.substring(value, 2, 4)), 16, 10).cast("int")
 
 
-def decode(raw: DataFrame, schemas: SubjectSchemas) -> DataFrame:
-    """Kafka rows (partition, offset, timestamp, key, value) -> the same with `schema_id`, the projected
-    `event` struct (NULL when undecodable) and `bad_reason` (NULL for a good record)."""
+def _framed(column: str) -> Column:
+    return (F.length(column) >= HEADER_BYTES) & (F.substring(column, 1, 1) == F.lit(b"\x00"))
+
+
+@dataclass(frozen=True)
+class FramedAvro:
+    """What one binary column holds when read as Confluent-framed Avro of a subject."""
+
+    schema_id: Column  # the header's schema id; NULL when the bytes are not framed
+    known: Column  # framed, and the id is a version of the subject
+    decoded: Column  # projected onto the latest schema (flag included); NULL unless known
+    failed: Column  # known id, but the body does not decode
+
+
+def read_framed(column: str, schemas: SubjectSchemas) -> FramedAvro:
+    reader, flagged = reader_schema(schemas.latest_schema)
     options = {
         "mode": "PERMISSIVE",
-        "avroSchema": reader_schema(schemas.latest_schema),
+        "avroSchema": reader,
         # Non-null unions become structs whose members are named by type (member_string, member_long),
         # so adding a branch never renames the others' columns.
         "enableStableIdentifiersForUnionType": "true",
     }
-    schema_id = schema_id_column()
-    body = F.expr(f"substring(value, {HEADER_BYTES + 1}, length(value) - {HEADER_BYTES})")
-    event: Column | None = None
+    raw_id = schema_id_column(column)
+    body = F.expr(f"substring(`{column}`, {HEADER_BYTES + 1}, length(`{column}`) - {HEADER_BYTES})")
+    decoded: Column | None = None
     for writer_id, writer_schema in sorted(schemas.writer_schemas.items()):
         branch = from_avro(body, writer_schema, options)
-        event = (
-            F.when(schema_id == writer_id, branch)
-            if event is None
-            else event.when(schema_id == writer_id, branch)
+        decoded = (
+            F.when(raw_id == writer_id, branch)
+            if decoded is None
+            else decoded.when(raw_id == writer_id, branch)
         )
-    assert event is not None, "a subject always has its latest schema"
-    known_ids = F.array(*[F.lit(i) for i in sorted(schemas.writer_schemas)])
-    framed = (F.length("value") >= HEADER_BYTES) & (F.substring("value", 1, 1) == F.lit(b"\x00"))
-    with_header = raw.withColumn("schema_id", F.when(framed, schema_id))
-    decoded = with_header.withColumn("event", F.when(F.array_contains(known_ids, F.col("schema_id")), event))
+    assert decoded is not None, "a subject always has its latest schema"
+    schema_id = F.when(_framed(column), raw_id)
+    known = F.coalesce(schema_id.isin(sorted(schemas.writer_schemas)), F.lit(False))
+    decoded = F.when(known, decoded)
+    if flagged:
+        failed = known & decoded.getField(DECODED_FLAG).isNull()
+    elif _admits_null(schemas.latest_schema):
+        failed = F.lit(False)
+    else:
+        failed = known & decoded.isNull()
+    return FramedAvro(schema_id, known, decoded, failed)
+
+
+def decode(raw: DataFrame, values: SubjectSchemas, keys: SubjectSchemas | None = None) -> DataFrame:
+    """Kafka rows -> the same with `schema_id`, the projected `event` struct (NULL for a tombstone or an
+    undecodable value), the key as `key_string` (and `key_avro` with a key subject), and `bad_reason`
+    (NULL for a good record)."""
+    value = read_framed("value", values)
+    columns = {"schema_id": value.schema_id, "event": value.decoded}
+    key_is_avro = F.lit(False)
+    key_failed: Column = F.lit(False)
+    if keys is not None:
+        key = read_framed("key", keys)
+        key_is_avro, key_failed = key.known, key.failed
+        columns["key_schema_id"] = key.schema_id
+        decoded_key = (
+            key.decoded.dropFields(DECODED_FLAG) if reader_schema(keys.latest_schema)[1] else key.decoded
+        )
+        columns["key_avro"] = F.when(~key.failed, decoded_key)
+    # A text key (a user id, an order number): readable as a string. Framed Avro and bytes that are not
+    # UTF-8 stay in `_kafka_key` only.
+    as_text = F.col("key").cast("string")
+    columns["key_string"] = F.when(
+        F.col("key").isNotNull() & ~_framed("key") & ~key_is_avro & F.is_valid_utf8(as_text), as_text
+    )
     reason = (
-        F.when(F.col("value").isNull(), F.lit("message has no value (a tombstone)"))
+        F.when(F.col("value").isNull(), F.lit(None).cast("string"))  # a tombstone: a row, not a bad record
         .when(F.length("value") < HEADER_BYTES, F.lit("message is shorter than the 5-byte Confluent header"))
         .when(
             F.substring("value", 1, 1) != F.lit(b"\x00"),
@@ -76,31 +150,51 @@ def decode(raw: DataFrame, schemas: SubjectSchemas) -> DataFrame:
             ),
         )
         .when(
-            ~F.array_contains(known_ids, F.col("schema_id")),
+            ~value.known,
             F.concat(
                 F.lit("schema id "),
-                F.col("schema_id").cast("string"),
-                F.lit(f" is not a version of subject {schemas.subject}"),
+                value.schema_id.cast("string"),
+                F.lit(f" is not a version of subject {values.subject}"),
             ),
         )
         .when(
-            F.col(f"event.{DECODED_FLAG}").isNull(),
-            F.concat(F.lit("body does not decode with writer schema id "), F.col("schema_id").cast("string")),
+            value.failed,
+            F.concat(F.lit("body does not decode with writer schema id "), value.schema_id.cast("string")),
         )
     )
-    return decoded.withColumn("bad_reason", reason)
+    if keys is not None:
+        reason = reason.when(
+            key_failed,
+            F.concat(
+                F.lit("key does not decode with schema id "),
+                F.col("key_schema_id").cast("string"),
+                F.lit(f" of subject {keys.subject}"),
+            ),
+        )
+    return raw.withColumns(columns).withColumn("bad_reason", reason)
+
+
+def user_fields(decoded: DataFrame) -> list[str]:
+    """The latest value schema's top-level fields, in order."""
+    event_type = decoded.schema["event"].dataType
+    return [f.name for f in event_type.fields if f.name != DECODED_FLAG]  # type: ignore[attr-defined]
 
 
 def good_rows(decoded: DataFrame) -> DataFrame:
     """The table's rows: the event's fields, then the Kafka metadata columns."""
-    event_type = decoded.schema["event"].dataType
-    fields = [f.name for f in event_type.fields if f.name != DECODED_FLAG]  # type: ignore[attr-defined]
+    key_avro = [F.col("key_avro").alias("_kafka_key_avro")] if "key_avro" in decoded.columns else []
     return decoded.where(F.col("bad_reason").isNull()).select(
-        *[F.col("event").getField(name).alias(name) for name in fields],
+        *[F.col("event").getField(name).alias(name) for name in user_fields(decoded)],
         F.col("partition").alias("_kafka_partition"),
         F.col("offset").alias("_kafka_offset"),
         F.col("timestamp").alias("_kafka_timestamp"),
         F.col("schema_id").alias("_schema_id"),
+        F.col("key").alias("_kafka_key"),
+        F.col("key_string").alias("_kafka_key_string"),
+        *key_avro,
+        # Spark's Kafka source gives NULL for a record without headers: an empty list reads better.
+        F.coalesce("headers", F.array().cast(HEADERS_TYPE)).alias("_kafka_headers"),
+        F.col("value").isNull().alias("_kafka_deleted"),
     )
 
 
@@ -115,6 +209,7 @@ def bad_rows(decoded: DataFrame) -> DataFrame:
         "value",
         "schema_id",
         F.col("bad_reason").alias("reason"),
+        "headers",
     )
 
 

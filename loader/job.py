@@ -34,16 +34,19 @@ from loader.commit_protocol import (
 )
 from loader.config import LoaderSettings
 from loader.decoding import (
+    KAFKA_COLUMNS,
     METADATA_COLUMNS,
+    METADATA_DEFAULTS,
     bad_rows,
     column_comments,
     decode,
     foreign_schema_ids,
     good_rows,
+    user_fields,
     with_reasons_by_id,
 )
 from loader.fault_injection import crash_point
-from loader.kafka_metadata import KafkaUnavailable, list_topics, watermarks
+from loader.kafka_metadata import KafkaUnavailable, compacted_topics, list_topics, watermarks
 from loader.lock import LockHeld, RunLock
 from loader.naming import table_names
 from loader.planning import OffsetRange, kafka_source_options, plan_ranges, task_count
@@ -163,6 +166,7 @@ def _load(
             if topic != QUARANTINE_TABLE:
                 reports[topic] = TopicReport(topic, "failed", table=collision.table, reason=str(collision))
     schemas: dict[str, SubjectSchemas] = {}
+    key_schemas: dict[str, SubjectSchemas] = {}
     for topic in sorted(topics):
         if topic in reports:
             continue
@@ -173,7 +177,16 @@ def _load(
             )
             continue
         schemas[topic] = found
+        if f"{topic}-key" in subjects and (key := registry.subject_schemas(f"{topic}-key")) is not None:
+            key_schemas[topic] = key
         reports[topic] = TopicReport(topic, "loaded", table=f"{settings.database}.{names[topic]}")
+    # Tombstones are loaded as deletion rows; the setting skips them only where they are not the
+    # topic's deletes (a compacted topic's tombstones always load).
+    skip_tombstones = (
+        set(schemas) - compacted_topics(settings.bootstrap_servers, schemas, settings.metadata_timeout_s)
+        if settings.skip_tombstones
+        else set()
+    )
 
     partitions = [(t, p) for t in schemas for p in range(topics[t])]
     marks = watermarks(settings.bootstrap_servers, partitions, settings.metadata_timeout_s)
@@ -181,7 +194,7 @@ def _load(
     crash_point("after_plan")
 
     raw = _read(spark, settings, ranges)
-    read_per_window = _records_per_window(raw)
+    read_per_window = _counts_per_window(raw)
     new_offsets = dict(saved)
     staged: list[StagedTable] = []
     shared = _SharedClients(registry)
@@ -200,11 +213,15 @@ def _load(
                     log,
                     report.run_id,
                     raw,
-                    schemas[topic],
-                    topic_ranges,
+                    _TopicWork(
+                        schemas[topic],
+                        key_schemas.get(topic),
+                        topic_ranges,
+                        read_per_window.get(topic, _WindowCounts()),
+                        skip_tombstones=topic in skip_tombstones,
+                    ),
                     reports[topic],
                     shared,
-                    read_per_window.get(topic, {}),
                 )
             finally:
                 progress.advance(task)
@@ -224,7 +241,9 @@ def _load(
 def _stage_audit(log: CommitLog, report: RunReport) -> list[tuple[str, str]]:
     """The run's audit record, staged to be moved into place by the same commit as its data."""
     counts = {
-        t.topic: (t.table or "", t.windows) for t in report.topics if t.status == "loaded" and t.windows
+        t.topic: (t.table or "", t.windows, t.skipped_windows)
+        for t in report.topics
+        if t.status == "loaded" and t.windows
     }
     if not counts:
         return []
@@ -241,6 +260,10 @@ def _read(spark: SparkSession, settings: LoaderSettings, ranges: list[OffsetRang
     frame = (
         spark.read.format("kafka")
         .option("kafka.bootstrap.servers", settings.bootstrap_servers)
+        # Committed records only: an aborted transaction's records are never loaded, and the planned
+        # end offsets are last stable offsets, so no open transaction is read half.
+        .option("kafka.isolation.level", "read_committed")
+        .option("includeHeaders", "true")
         .options(**kafka_source_options(ranges))
         .option("minPartitions", str(tasks))
         .load()
@@ -250,15 +273,41 @@ def _read(spark: SparkSession, settings: LoaderSettings, ranges: list[OffsetRang
     return frame.persist(CACHE_LEVEL)
 
 
-def _records_per_window(raw: DataFrame | None) -> dict[str, dict[str, int]]:
-    """Records read per topic and 10-minute window of record time, for the audit: one job for the run,
-    counted before decoding, so that a topic's own pass is the single job that writes it."""
+@dataclass
+class _WindowCounts:
+    """What a topic's ranges held, per 10-minute window of record time: every record read, and the
+    tombstones among them."""
+
+    records: dict[str, int] = field(default_factory=dict)
+    tombstones: dict[str, int] = field(default_factory=dict)
+
+
+def _counts_per_window(raw: DataFrame | None) -> dict[str, _WindowCounts]:
+    """Records (and tombstones) read per topic and window, for the audit: one job for the run, counted
+    before decoding, so that a topic's own pass is the single job that writes it."""
     if raw is None:
         return {}
-    found: dict[str, dict[str, int]] = {}
-    for row in raw.groupBy("topic", window_of(F.col("timestamp")).alias("window")).count().collect():
-        found.setdefault(row["topic"], {})[row["window"]] = int(row["count"])
-    return {topic: dict(sorted(windows.items())) for topic, windows in found.items()}
+    found: dict[str, _WindowCounts] = {}
+    grouped = raw.groupBy("topic", window_of(F.col("timestamp")).alias("window")).agg(
+        F.count(F.lit(1)).alias("records"), F.count_if(F.col("value").isNull()).alias("tombstones")
+    )
+    for row in grouped.orderBy("topic", "window").collect():
+        counts = found.setdefault(row["topic"], _WindowCounts())
+        counts.records[row["window"]] = int(row["records"])
+        if row["tombstones"]:
+            counts.tombstones[row["window"]] = int(row["tombstones"])
+    return found
+
+
+@dataclass(frozen=True)
+class _TopicWork:
+    """What one topic's pass loads: its schemas, its ranges and what they held."""
+
+    values: SubjectSchemas
+    keys: SubjectSchemas | None
+    ranges: list[OffsetRange]
+    read: _WindowCounts
+    skip_tombstones: bool = False
 
 
 @dataclass
@@ -277,13 +326,12 @@ def _load_topic(
     log: CommitLog,
     run_id: str,
     raw: DataFrame | None,
-    subject: SubjectSchemas,
-    ranges: list[OffsetRange],
+    work: _TopicWork,
     report: TopicReport,
     shared: _SharedClients,
-    read_per_window: dict[str, int],
 ) -> list[StagedTable]:
     started = time.monotonic()
+    subject, ranges = work.values, work.ranges
     topic = subject.subject.removesuffix("-value")
     table = report.table or ""
     report.partitions = len(ranges)
@@ -291,16 +339,16 @@ def _load_topic(
     report.lost = sum(r.lost for r in ranges)
     if report.lost:
         report.reason = f"{report.lost} record(s) deleted by retention before they were loaded"
-    to_read = sum(r.count for r in ranges)
+    to_read = sum(r.span for r in ranges)
     source = raw.where(F.col("topic") == topic) if raw is not None and to_read else None
     if source is None:
-        source = spark.createDataFrame(
-            [], "topic string, partition int, offset long, timestamp timestamp, key binary, value binary"
-        )
+        source = spark.createDataFrame([], KAFKA_COLUMNS)
     try:
-        decoded = decode(source, subject)
+        decoded = decode(source, subject, work.keys)
         good = good_rows(decoded)
-        clash = sorted(set(METADATA_COLUMNS) & {f.name for f in good.schema.fields[: -len(METADATA_COLUMNS)]})
+        if work.skip_tombstones:
+            good = good.where(~F.col("_kafka_deleted"))
+        clash = sorted(set(METADATA_COLUMNS) & set(user_fields(decoded)))
         if clash:
             raise ValueError(
                 f"field(s) {', '.join(clash)} clash with the loader's metadata columns; rename them"
@@ -311,7 +359,7 @@ def _load_topic(
             data_schema = with_column_metadata(
                 table_schema,
                 column_comments(subject.latest_schema),
-                existence_defaults(subject.latest_schema),
+                {**existence_defaults(subject.latest_schema), **METADATA_DEFAULTS},
             )
             state = ensure_table(spark, table, data_schema, settings.partition_granularity)
         report.table_action = state.action
@@ -320,14 +368,17 @@ def _load_topic(
         if not to_read:
             report.status = "up to date"
             return []
-        report.windows = read_per_window
+        report.windows = work.read.records
+        report.tombstones = sum(work.read.tombstones.values())
+        if work.skip_tombstones:
+            report.skipped_windows = work.read.tombstones
         written = Observation(f"loader_written_{uuid.uuid4().hex}")  # unique: topics run side by side
         rows = good.observe(written, F.count(F.lit(1)).alias("rows"))
         if shape is not None:
             rows = reshape(rows, shape)
         staged = [_stage(log, run_id, table, state.location, rows, settings)]
         report.records = int(written.get["rows"])
-        report.quarantined = sum(read_per_window.values()) - report.records
+        report.quarantined = sum(work.read.records.values()) - report.records - report.skipped
         if report.quarantined:
             # Bad records are rare: decoded again rather than every topic's rows kept for them.
             # On the driver: one registry look-up per distinct foreign id.

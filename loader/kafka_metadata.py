@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import re
-import uuid
 from collections.abc import Iterable
 
-from confluent_kafka import Consumer, KafkaException, TopicPartition
-from confluent_kafka.admin import AdminClient
+from confluent_kafka import IsolationLevel, KafkaException, TopicPartition
+from confluent_kafka.admin import AdminClient, ConfigResource, OffsetSpec, ResourceType
 
 from loader.planning import TopicPartition as TP
 from loader.planning import Watermarks
@@ -26,7 +25,7 @@ def list_topics(
     bootstrap_servers: str, include: str | None = None, exclude: str | None = None, timeout_s: float = 30
 ) -> dict[str, int]:
     """Topic -> number of partitions, without internal topics, filtered by the global patterns."""
-    admin = AdminClient({"bootstrap.servers": bootstrap_servers, "socket.timeout.ms": int(timeout_s * 1000)})
+    admin = _admin(bootstrap_servers, timeout_s)
     try:
         metadata = admin.list_topics(timeout=timeout_s)
     except KafkaException as exc:
@@ -46,24 +45,52 @@ def list_topics(
 def watermarks(
     bootstrap_servers: str, partitions: Iterable[TP], timeout_s: float = 30
 ) -> dict[TP, Watermarks]:
-    """The earliest and end offset of each partition, as Kafka has them now."""
-    consumer = Consumer(
-        {
-            "bootstrap.servers": bootstrap_servers,
-            "group.id": f"loader-metadata-{uuid.uuid4().hex}",  # never commits; only asks for offsets
-            "enable.auto.commit": False,
-        }
-    )
+    """The earliest offset and the end of the committed data of each partition, as Kafka has them now:
+    two requests for all partitions, whatever their number.
+
+    The end is the last stable offset (read_committed): records of a transaction still open, and every
+    record after them, are left for a later run, once the transaction is committed or aborted. On a
+    topic without transactions it is the high watermark.
+    """
+    wanted = [TopicPartition(topic, partition) for topic, partition in partitions]
+    if not wanted:
+        return {}
+    admin = _admin(bootstrap_servers, timeout_s)
     try:
-        result = {}
-        for topic, partition in partitions:
-            try:
-                low, high = consumer.get_watermark_offsets(
-                    TopicPartition(topic, partition), timeout=timeout_s
-                )
-            except KafkaException as exc:
-                raise KafkaUnavailable(f"could not read offsets of {topic}[{partition}]: {exc}") from exc
-            result[(topic, partition)] = Watermarks(earliest=low, end=high)
-        return result
-    finally:
-        consumer.close()
+        earliest = _list_offsets(admin, wanted, OffsetSpec.earliest(), timeout_s)
+        end = _list_offsets(admin, wanted, OffsetSpec.latest(), timeout_s)
+    except KafkaException as exc:
+        raise KafkaUnavailable(f"could not read offsets from {bootstrap_servers}: {exc}") from exc
+    return {(tp.topic, tp.partition): Watermarks(earliest[tp], end[tp]) for tp in wanted}
+
+
+def _list_offsets(
+    admin: AdminClient, partitions: list[TopicPartition], spec: OffsetSpec, timeout_s: float
+) -> dict[TopicPartition, int]:
+    futures = admin.list_offsets(
+        {tp: spec for tp in partitions},
+        isolation_level=IsolationLevel.READ_COMMITTED,
+        request_timeout=timeout_s,
+    )
+    return {tp: int(future.result(timeout=timeout_s).offset) for tp, future in futures.items()}
+
+
+def compacted_topics(bootstrap_servers: str, topics: Iterable[str], timeout_s: float = 30) -> set[str]:
+    """The topics whose `cleanup.policy` contains `compact` (one request for all of them)."""
+    resources = [ConfigResource(ResourceType.TOPIC, topic) for topic in topics]
+    if not resources:
+        return set()
+    admin = _admin(bootstrap_servers, timeout_s)
+    found = set()
+    try:
+        for resource, future in admin.describe_configs(resources, request_timeout=timeout_s).items():
+            policy = future.result(timeout=timeout_s).get("cleanup.policy")
+            if policy is not None and "compact" in str(policy.value).split(","):
+                found.add(resource.name)
+    except KafkaException as exc:
+        raise KafkaUnavailable(f"could not read topic settings from {bootstrap_servers}: {exc}") from exc
+    return found
+
+
+def _admin(bootstrap_servers: str, timeout_s: float) -> AdminClient:
+    return AdminClient({"bootstrap.servers": bootstrap_servers, "socket.timeout.ms": int(timeout_s * 1000)})

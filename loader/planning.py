@@ -32,7 +32,9 @@ class OffsetRange:
     lost: int = 0
 
     @property
-    def count(self) -> int:
+    def span(self) -> int:
+        """Offsets in the range: an upper bound of its records, since transaction markers, aborted
+        records and compaction leave gaps. Records are counted where they are read, never from this."""
         return self.end - self.start
 
 
@@ -60,7 +62,7 @@ def plan_ranges(
 
 def kafka_source_options(ranges: Iterable[OffsetRange]) -> dict[str, str]:
     """Options for Spark's Kafka source reading exactly these ranges (numeric offsets, never `latest`)."""
-    to_read = [r for r in ranges if r.count > 0]
+    to_read = [r for r in ranges if r.span > 0]
     assign: dict[str, list[int]] = {}
     starting: dict[str, dict[str, int]] = {}
     ending: dict[str, dict[str, int]] = {}
@@ -83,7 +85,7 @@ def task_count(ranges: Iterable[OffsetRange], records_per_task: int, pool_size: 
     partitions (`minPartitions`) and lets one task read one partition otherwise; this number is what it
     is asked for.
     """
-    total = sum(r.count for r in ranges)
+    total = sum(r.span for r in ranges)
     if total == 0:
         return 0
     return max(pool_size, -(-total // records_per_task))

@@ -29,11 +29,18 @@ class TopicReport:
     offsets: dict[int, tuple[int, int]] = field(default_factory=dict)  # partition -> [from, to)
     records: int = 0
     quarantined: int = 0
+    tombstones: int = 0  # records without a value read (loaded as deletion rows unless skipped)
     lost: int = 0
     table_action: str | None = None  # created, evolved, unchanged
     table_changes: list[str] = field(default_factory=list)
     seconds: float = 0.0
     windows: dict[str, int] = field(default_factory=dict)  # 10-minute window (UTC) -> records read
+    skipped_windows: dict[str, int] = field(default_factory=dict)  # window -> tombstones not loaded
+
+    @property
+    def skipped(self) -> int:
+        """Tombstones read and, by the `skip-tombstones` setting, not loaded."""
+        return sum(self.skipped_windows.values())
 
 
 @dataclass
@@ -68,10 +75,19 @@ def _offsets(topic: TopicReport) -> str:
 
 def render(report: RunReport, console: Console) -> None:
     table = Table(title=f"loader run {report.run_id} → database {report.database}", title_justify="left")
-    for column in ("topic", "table", "status", "partitions", "offsets", "records", "quarantined", "lost"):
-        table.add_column(
-            column, justify="right" if column in ("partitions", "records", "quarantined", "lost") else "left"
-        )
+    counts = ("partitions", "records", "tombstones", "quarantined", "lost")
+    for column in (
+        "topic",
+        "table",
+        "status",
+        "partitions",
+        "offsets",
+        "records",
+        "tombstones",
+        "quarantined",
+        "lost",
+    ):
+        table.add_column(column, justify="right" if column in counts else "left")
     table.add_column("table change")
     table.add_column("seconds", justify="right")
     styles = {"loaded": "green", "up to date": "dim", "skipped": "yellow", "failed": "bold red"}
@@ -87,6 +103,7 @@ def render(report: RunReport, console: Console) -> None:
             str(topic.partitions),
             _offsets(topic),
             str(topic.records),
+            f"{topic.tombstones} skipped" if topic.skipped else str(topic.tombstones),
             str(topic.quarantined),
             str(topic.lost),
             change,

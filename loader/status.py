@@ -43,7 +43,9 @@ def show(settings: LoaderSettings, console: Console, spark: SparkSession | None 
         if own_session:
             spark.stop()
     table = Table(title=f"loader state {posixpath.basename(settings.state_location)}, last load {last_load}")
-    for column in ("topic", "table", "partitions", "saved", "end", "lag"):
+    # Offsets, not records: transaction markers, aborted records and compaction leave gaps, so the lag
+    # is an upper bound of the records a run would load.
+    for column in ("topic", "table", "partitions", "saved", "end", "lag (offsets)"):
         table.add_column(column, justify="left" if column in ("topic", "table") else "right")
     for topic in sorted(topics):
         parts = [(topic, p) for p in range(topics[topic])]

@@ -8,12 +8,14 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from confluent_kafka import Producer
+from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.schema_registry import SchemaRegistryClient
 from confluent_kafka.schema_registry.avro import AvroSerializer
 from confluent_kafka.serialization import MessageField, SerializationContext
@@ -21,6 +23,7 @@ from pyspark.sql import SparkSession
 
 from loader import job
 from loader.config import LoaderSettings
+from loader.kafka_metadata import watermarks
 from loader.report import RunReport
 from tests.fixtures.kafka import KafkaBroker
 
@@ -52,23 +55,30 @@ class Harness:
         )
         return replace(base, **overrides)
 
-    def topic(self, partitions: int = 1, prefix: str = "events") -> str:
+    def topic(self, partitions: int = 1, prefix: str = "events", config: dict[str, str] | None = None) -> str:
         return self.kafka.create_topic(
-            f"{self.prefix}.{prefix}.{uuid.uuid4().hex[:8]}", partitions=partitions
+            f"{self.prefix}.{prefix}.{uuid.uuid4().hex[:8]}", partitions=partitions, config=config
         )
 
     def produce(
         self, topic: str, schema: dict[str, Any], records: list[dict[str, Any]], partition: int | None = None
     ) -> None:
         """Produces like an application does: AvroSerializer, registering the schema on first use."""
-        client = SchemaRegistryClient({"url": self.registry_url})
-        serialize = AvroSerializer(client, json.dumps(schema))
-        context = SerializationContext(topic, MessageField.VALUE)
+        serialize = self.serializer(topic, schema)
         producer = Producer({"bootstrap.servers": self.kafka.bootstrap})
         for i, record in enumerate(records):
             target = partition if partition is not None else i % self.partitions_of(topic)
-            producer.produce(topic, value=serialize(record, context), partition=target)
+            producer.produce(topic, value=serialize(record), partition=target)
         assert producer.flush(30) == 0
+
+    def serializer(
+        self, topic: str, schema: dict[str, Any] | str, field: MessageField = MessageField.VALUE
+    ) -> Callable[[Any], bytes]:
+        """AvroSerializer as an application configures it, registering `<topic>-value` (or `-key`)."""
+        client = SchemaRegistryClient({"url": self.registry_url})
+        serialize = AvroSerializer(client, schema if isinstance(schema, str) else json.dumps(schema))
+        context = SerializationContext(topic, field)
+        return lambda record: serialize(record, context)
 
     def produce_raw(self, topic: str, values: list[bytes | None], partition: int = 0) -> None:
         producer = Producer({"bootstrap.servers": self.kafka.bootstrap})
@@ -125,3 +135,61 @@ class Harness:
         assert done.returncode == 0, done.stderr[-3000:]
         line = next(line for line in done.stdout.splitlines() if line.startswith("ROWS="))
         return json.loads(line.removeprefix("ROWS="))
+
+
+def committed_offsets(harness: Harness, topic: str) -> list[tuple[int, int]]:
+    """(partition, offset) of every record a read_committed consumer gets from the topic now."""
+    partitions = harness.partitions_of(topic)
+    ends = watermarks(harness.kafka.bootstrap, [(topic, p) for p in range(partitions)])
+    consumer = Consumer(
+        {
+            "bootstrap.servers": harness.kafka.bootstrap,
+            "group.id": f"check-{uuid.uuid4().hex}",
+            "isolation.level": "read_committed",
+            "enable.auto.commit": False,
+        }
+    )
+    assigned = [TopicPartition(topic, p, ends[(topic, p)].earliest) for p in range(partitions)]
+    consumer.assign(assigned)
+    found: list[tuple[int, int]] = []
+    deadline = time.monotonic() + 60
+    try:
+        while True:
+            message = consumer.poll(0.5)
+            if message is not None and not message.error():
+                found.append((message.partition(), message.offset()))
+            # Done when every position reached the end: gaps (markers, compaction) are skipped over.
+            positions = consumer.position([TopicPartition(topic, p) for p in range(partitions)])
+            if all(
+                tp.offset >= ends[(topic, tp.partition)].end
+                or ends[(topic, tp.partition)].end == ends[(topic, tp.partition)].earliest
+                for tp in positions
+            ):
+                return sorted(found)
+            assert time.monotonic() < deadline, f"could not read {topic} to its end"
+    finally:
+        consumer.close()
+
+
+def transactional_producer(harness: Harness) -> Producer:
+    producer = Producer(
+        {
+            "bootstrap.servers": harness.kafka.bootstrap,
+            "transactional.id": f"tx-{uuid.uuid4().hex}",
+            # A transaction is held open across a whole run: the broker must not abort it meanwhile.
+            "transaction.timeout.ms": 600_000,
+        }
+    )
+    producer.init_transactions(30)
+    return producer
+
+
+def in_transaction(producer: Producer, topic: str, values: list[bytes], *, commit: bool) -> None:
+    producer.begin_transaction()
+    for value in values:
+        producer.produce(topic, value=value)
+    if commit:
+        producer.commit_transaction(30)
+    else:
+        producer.flush(30)
+        producer.abort_transaction(30)

@@ -8,11 +8,16 @@ from loader.audit import AuditReport, WindowAudit, audit_record
 
 
 def test_audit_record_holds_each_topics_table_and_windows() -> None:
-    record = json.loads(audit_record("r1", {"clicks": ("kafka.clicks", {"2026-11-23 04:10": 5})}))
+    record = json.loads(audit_record("r1", {"clicks": ("kafka.clicks", {"2026-11-23 04:10": 5}, {})}))
     assert record == {
         "run_id": "r1",
         "topics": {"clicks": {"table": "kafka.clicks", "windows": {"2026-11-23 04:10": 5}}},
     }
+
+
+def test_audit_record_keeps_the_tombstones_the_setting_did_not_load() -> None:
+    record = json.loads(audit_record("r1", {"c": ("kafka.c", {"w1": 5, "w2": 2}, {"w1": 2})}))
+    assert record["topics"]["c"] == {"table": "kafka.c", "windows": {"w1": 5, "w2": 2}, "skipped": {"w1": 2}}
 
 
 def test_a_window_matches_when_table_plus_quarantine_equal_kafka() -> None:
@@ -28,3 +33,10 @@ def test_a_window_matches_when_table_plus_quarantine_equal_kafka() -> None:
     data = json.loads(report.to_json())
     assert data["ok"] is False
     assert [w["ok"] for w in data["windows"]] == [True, False, False]
+    assert [w["difference"] for w in data["windows"]] == [0, -1, 1]
+
+
+def test_skipped_tombstones_count_towards_kafka_like_rows() -> None:
+    window = WindowAudit("c", "kafka.c", "w", kafka=5, table_rows=2, quarantined=1, skipped=2)
+    assert window.ok
+    assert not WindowAudit("c", "kafka.c", "w", kafka=5, table_rows=2, quarantined=1, skipped=1).ok

@@ -174,7 +174,7 @@ def test_bad_records_are_quarantined_and_never_block_good_ones(harness: Harness,
             b"\x01" + struct.pack(">I", 1) + b"\x02",  # wrong magic byte
             b"\x00" + struct.pack(">I", 2_000_000) + b"\x02",  # schema id of no version of the subject
             b"\x00\x00",  # shorter than the header
-            None,  # a tombstone
+            None,  # a tombstone: a deletion row, never a bad record
         ],
     )
     harness.produce(topic, V1, [v(1, 5)])
@@ -189,7 +189,7 @@ def test_bad_records_are_quarantined_and_never_block_good_ones(harness: Harness,
 
     report = harness.run(spark)
     [loaded] = [t for t in report.topics if t.topic == topic]
-    assert (loaded.records, loaded.quarantined) == (1, 5)
+    assert (loaded.records, loaded.tombstones, loaded.quarantined) == (2, 1, 4)
     assert report.exit_code == EXIT_BAD_RECORDS
     quarantine = spark.sql(
         f"SELECT offset, schema_id, reason, value FROM {harness.database}.loader_quarantine "
@@ -203,11 +203,14 @@ def test_bad_records_are_quarantined_and_never_block_good_ones(harness: Harness,
             f"schema id 2000000 is unknown to the registry (not a version of subject {topic}-value)",
         ),
         (3, None, "message is shorter than the 5-byte Confluent header"),
-        (4, None, "message has no value (a tombstone)"),
         (6, latest_id, f"body does not decode with writer schema id {latest_id}"),
     ]
     assert bytes(quarantine[0]["value"]) == b"\x01" + struct.pack(">I", 1) + b"\x02"
-    assert [r["_kafka_offset"] for r in rows(spark, first.table)] == [0, 5]
+    assert [(r["_kafka_offset"], r["_kafka_deleted"]) for r in rows(spark, first.table)] == [
+        (0, False),
+        (4, True),
+        (5, False),
+    ]
     # Quarantined offsets are committed too: the next run does not see them again.
     again = next(t for t in harness.run(spark).topics if t.topic == topic)
     assert (again.status, again.quarantined) == ("up to date", 0)

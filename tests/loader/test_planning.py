@@ -11,7 +11,7 @@ def test_saved_offsets_continue_and_new_partitions_start_at_earliest() -> None:
     marks = {("a", 0): Watermarks(0, 10), ("a", 1): Watermarks(0, 5), ("b", 0): Watermarks(3, 7)}
     ranges = plan_ranges({("a", 0): 4}, marks)
     assert ranges == [OffsetRange("a", 0, 4, 10), OffsetRange("a", 1, 0, 5), OffsetRange("b", 0, 3, 7)]
-    assert [r.count for r in ranges] == [6, 5, 4]
+    assert [r.span for r in ranges] == [6, 5, 4]
 
 
 def test_nothing_new_plans_an_empty_range() -> None:

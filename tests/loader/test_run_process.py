@@ -17,7 +17,14 @@ import pytest
 from loader.fault_injection import CRASH_POINTS
 from loader.kafka_metadata import watermarks
 from loader.report import EXIT_LOCKED
-from tests.loader.harness import REPO_ROOT, Harness, record_schema
+from tests.loader.harness import (
+    REPO_ROOT,
+    Harness,
+    committed_offsets,
+    in_transaction,
+    record_schema,
+    transactional_producer,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -111,5 +118,47 @@ def test_killed_at_every_step_and_rerun_loads_every_record_exactly_once(cli_harn
     assert pairs == expected, "a record was lost or made up"
     assert sorted(row["n"] for row in loaded) == list(range(produced))
     # The audit records travel with the data through the same commits: they agree with the table.
+    audited = cli_harness.run_cli(command="audit")
+    assert audited.returncode == 0, audited.stdout[-3000:] + audited.stderr[-3000:]
+
+
+def test_killed_runs_over_a_transactional_topic_load_each_committed_record_once_and_no_aborted_one(
+    cli_harness: Harness,
+) -> None:
+    topic = cli_harness.topic(partitions=2)
+    serialize = cli_harness.serializer(topic, EVENT)
+    producer = transactional_producer(cli_harness)
+    n = 0
+
+    def produce(committed: int, aborted: int) -> None:
+        nonlocal n
+        in_transaction(
+            producer, topic, [serialize({"n": n + i, "target": "ok"}) for i in range(committed)], commit=True
+        )
+        in_transaction(
+            producer, topic, [serialize({"n": -1, "target": "aborted"}) for _ in range(aborted)], commit=False
+        )
+        n += committed
+
+    for point in ("after_staging", "after_manifest", "after_first_move"):
+        produce(5, 3)
+        done = cli_harness.run_cli(env={"LOADER_CRASH_AT": point})
+        assert done.returncode == -signal.SIGKILL, f"{point}: {done.returncode}\n{done.stderr[-2000:]}"
+    produce(5, 3)
+    process = start_cli(cli_harness, {})
+    time.sleep(8.0)  # kill -9 from outside, wherever the run is
+    process.send_signal(signal.SIGKILL)
+    process.communicate(timeout=120)
+
+    final = cli_harness.run_cli()
+    assert final.returncode == 0, final.stderr[-3000:]
+    table = f"{cli_harness.database}.{topic.replace('.', '_').lower()}"
+    loaded = cli_harness.query_cli(
+        f"SELECT _kafka_partition AS p, _kafka_offset AS o, n, target FROM {table}"
+    )
+    pairs = sorted((row["p"], row["o"]) for row in loaded)
+    assert pairs == committed_offsets(cli_harness, topic), "a committed record was lost or loaded twice"
+    assert {row["target"] for row in loaded} == {"ok"}
+    assert sorted(row["n"] for row in loaded) == list(range(n))
     audited = cli_harness.run_cli(command="audit")
     assert audited.returncode == 0, audited.stdout[-3000:] + audited.stderr[-3000:]
