@@ -29,9 +29,9 @@ from loader.report import render
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EVENTS_PER_VERSION = 50
 SHOWN_COLUMNS = {
-    "page_view": "member_id, page_key, device.kind AS device, referrer, load_time_ms",
+    "page_view": "_kafka_key_string AS key, page_key, device.kind AS device, referrer, load_time_ms",
     "search": "query, vertical, result_count, member_id",
-    "ad_click": "click_id, cost, currency, placement",
+    "ad_click": "_kafka_key_string AS key, cost, currency, placement",
 }
 ROWS_PER_VERSION = 3
 
@@ -87,6 +87,12 @@ def _event(topic: str, version: int, rng: random.Random, now: datetime) -> dict[
     return event
 
 
+def _key(topic: str, event: dict[str, Any]) -> bytes | None:
+    """Keys as applications set them: the entity the event is about, as text (a member, a click)."""
+    entity = event.get("click_id") if topic == "ad_click" else event.get("member_id")
+    return None if entity is None else str(entity).encode()
+
+
 def produce_examples(bootstrap_servers: str, registry_url: str, console: Console) -> list[str]:
     """Creates the example topics and produces events with the previous, then the current, schema."""
     topics = sorted(
@@ -110,7 +116,8 @@ def produce_examples(bootstrap_servers: str, registry_url: str, console: Console
         for version, path in enumerate(versions, start=1):
             serialize = AvroSerializer(registry, path.read_text())  # registers the version on first use
             for _ in range(EVENTS_PER_VERSION):
-                producer.produce(topic, value=serialize(_event(topic, version, rng, now), context))
+                event = _event(topic, version, rng, now)
+                producer.produce(topic, key=_key(topic, event), value=serialize(event, context))
             producer.flush(30)
         latest = registry.get_latest_version(f"{topic}-value")
         console.print(
