@@ -34,14 +34,25 @@ def window_of(timestamp: Column) -> Column:
     return F.date_format(F.window(timestamp, f"{WINDOW_MINUTES} minutes").start, "yyyy-MM-dd HH:mm")
 
 
-def audit_record(run_id: str, counts: dict[str, tuple[str, dict[str, int], dict[str, int]]]) -> str:
-    """The audit file of a run: per topic its table, the records read per window, and the tombstones
-    among them that the `skip-tombstones` setting kept out of the table."""
-    topics = {
-        t: {"table": table, "windows": windows, **({"skipped": skipped} if skipped else {})}
-        for t, (table, windows, skipped) in sorted(counts.items())
+@dataclass(frozen=True)
+class TopicRecord:
+    """What one run read of one topic: its table, the records per window, the tombstones among them
+    that the `skip-tombstones` setting kept out of the table, and what the operator must know about the
+    offsets it read (a recreated topic, a truncated log)."""
+
+    table: str
+    windows: dict[str, int]
+    skipped: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+def audit_record(run_id: str, topics: dict[str, TopicRecord]) -> str:
+    """The audit file of a run."""
+    recorded = {
+        topic: {k: v for k, v in asdict(record).items() if v or k in ("table", "windows")}
+        for topic, record in sorted(topics.items())
     }
-    return json.dumps({"run_id": run_id, "topics": topics}, indent=1, sort_keys=True)
+    return json.dumps({"run_id": run_id, "topics": recorded}, indent=1, sort_keys=True)
 
 
 def audit_path(store: StateStore, run_id: str) -> str:
@@ -71,6 +82,7 @@ class WindowAudit:
 class AuditReport:
     database: str
     windows: list[WindowAudit] = field(default_factory=list)
+    notes: dict[str, list[str]] = field(default_factory=dict)  # topic -> what runs noted about its offsets
 
     @property
     def mismatches(self) -> list[WindowAudit]:
@@ -78,7 +90,10 @@ class AuditReport:
 
     def to_json(self) -> str:
         rows = [{**asdict(w), "difference": w.difference, "ok": w.ok} for w in self.windows]
-        return json.dumps({"database": self.database, "ok": not self.mismatches, "windows": rows}, indent=2)
+        return json.dumps(
+            {"database": self.database, "ok": not self.mismatches, "windows": rows, "notes": self.notes},
+            indent=2,
+        )
 
     def write_json(self, path: Path) -> None:
         path.write_text(self.to_json() + "\n")
@@ -91,6 +106,7 @@ class RecordedCounts:
     tables: dict[str, str] = field(default_factory=dict)  # topic -> table
     read: dict[tuple[str, str], int] = field(default_factory=dict)  # (topic, window) -> records read
     skipped: dict[tuple[str, str], int] = field(default_factory=dict)  # (topic, window) -> not loaded
+    notes: dict[str, list[str]] = field(default_factory=dict)  # topic -> "run <id>: <note>"
 
 
 def recorded_counts(store: StateStore) -> RecordedCounts:
@@ -101,6 +117,9 @@ def recorded_counts(store: StateStore) -> RecordedCounts:
         data = json.loads(store.read_text(entry))
         for topic, recorded in data["topics"].items():
             found.tables[topic] = recorded["table"]
+            found.notes.setdefault(topic, []).extend(
+                f"run {data['run_id']}: {n}" for n in recorded.get("notes", [])
+            )
             for into, windows in (
                 (found.read, recorded["windows"]),
                 (found.skipped, recorded.get("skipped", {})),
@@ -121,7 +140,7 @@ def audit(settings: LoaderSettings, spark: SparkSession, quarantine_table: str) 
         spark.catalog.refreshTable(quarantine)
         grouped = spark.table(quarantine).groupBy("topic", window_of(F.col("timestamp")).alias("w")).count()
         quarantined = {(r["topic"], r["w"]): int(r["count"]) for r in grouped.collect()}
-    report = AuditReport(settings.database)
+    report = AuditReport(settings.database, notes={t: n for t, n in sorted(recorded.notes.items()) if n})
     for topic, table in sorted(recorded.tables.items()):
         loaded: dict[str, int] = {}
         if spark.catalog.tableExists(table):
@@ -177,3 +196,6 @@ def render(report: AuditReport, console: Console) -> None:
             f"[{style}]{w.difference:+d}[/]",
         )
     console.print(table)
+    for topic, notes in report.notes.items():
+        for note in notes:
+            console.print(f"[yellow]{topic}[/]: {note}")

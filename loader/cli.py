@@ -95,6 +95,12 @@ def main() -> None:
     envvar="LOADER_SKIP_TOMBSTONES",
     help="Count tombstones of topics that are not compacted instead of loading them as deletion rows.",
 )
+@click.option(
+    "--accept-cluster",
+    metavar="CLUSTER_ID",
+    envvar="LOADER_ACCEPT_CLUSTER",
+    help="Continue from the saved offsets on this Kafka cluster although they were read from another.",
+)
 @click.option("--report-json", type=click.Path(dir_okay=False, path_type=Path), envvar="LOADER_REPORT_JSON")
 def run(config: Path | None, report_json: Path | None, **flags: Any) -> None:
     """Load [saved offset, current end) of every partition of every topic, exactly once.

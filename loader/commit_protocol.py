@@ -42,6 +42,9 @@ class Manifest:
     tables: list[StagedTable] = field(default_factory=list)
     # Files beside the tables, moved with them: the run's audit record (see `loader.audit`).
     extra_files: list[tuple[str, str]] = field(default_factory=list)
+    # Which Kafka the offsets are of (see `loader.kafka_identity`): None in manifests of older versions.
+    cluster_id: str | None = None
+    topic_ids: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> str:
         offsets: dict[str, dict[str, int]] = {}
@@ -57,6 +60,8 @@ class Manifest:
                     for t in self.tables
                 ],
                 "extra_files": [list(f) for f in self.extra_files],
+                "cluster_id": self.cluster_id,
+                "topic_ids": dict(sorted(self.topic_ids.items())),
             },
             indent=1,
         )
@@ -73,6 +78,8 @@ class Manifest:
                 for t in data["tables"]
             ],
             extra_files=[(s, d) for s, d in data.get("extra_files", [])],
+            cluster_id=data.get("cluster_id"),
+            topic_ids=dict(data.get("topic_ids", {})),
         )
 
 
@@ -134,8 +141,9 @@ class CommitLog:
                 applied.add(int(stem))
         return sorted(manifests), applied
 
-    def recover(self) -> tuple[int, dict[TopicPartition, int]]:
-        """Completes every committed run, drops uncommitted ones; returns the last seq and saved offsets."""
+    def recover(self) -> Manifest:
+        """Completes every committed run, drops uncommitted ones; returns the newest manifest (its seq,
+        offsets and Kafka identity), or an empty one of seq 0 when nothing was ever committed."""
         manifests, applied = self._sequences()
         latest: Manifest | None = None
         for seq in manifests:
@@ -149,11 +157,11 @@ class CommitLog:
             if entry.endswith(".tmp"):
                 self.store.delete(entry, recursive=False)
         if latest is None:
-            return 0, {}
+            return Manifest(0, "", {})
         for seq in manifests[:-1]:  # older manifests are superseded by the newest one's offsets
             self.store.delete(self._manifest_path(seq), recursive=False)
             self.store.delete(self._applied_path(seq), recursive=False)
-        return latest.seq, dict(latest.offsets)
+        return latest
 
     def commit(self, manifest: Manifest) -> None:
         """The commit point: publishes the manifest, then completes it."""

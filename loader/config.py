@@ -27,6 +27,7 @@ class LoaderSettings:
     topic_threads: int = 4  # topics decoded and written at the same time (Spark runs their jobs side by side)
     max_bad_ratio: float = 0.0  # above this share of quarantined records, a topic fails the run
     skip_tombstones: bool = False  # tombstones of topics that are not compacted are counted, not loaded
+    accept_cluster: str | None = None  # a Kafka cluster id the saved offsets may continue on
     spark_master: str | None = None
     metadata_timeout_s: float = 30.0  # how long Kafka and the registry may take to answer a question
 

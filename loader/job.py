@@ -22,7 +22,7 @@ from pyspark.sql import functions as F
 from rich.console import Console
 from rich.progress import Progress
 
-from loader.audit import audit_path, audit_record, window_of
+from loader.audit import TopicRecord, audit_path, audit_record, window_of
 from loader.column_defaults import existence_defaults
 from loader.commit_protocol import (
     CommitLog,
@@ -46,7 +46,8 @@ from loader.decoding import (
     with_reasons_by_id,
 )
 from loader.fault_injection import crash_point
-from loader.kafka_metadata import KafkaUnavailable, compacted_topics, list_topics, watermarks
+from loader.kafka_identity import ClusterChanged, cluster_change, comparable_topic_ids
+from loader.kafka_metadata import KafkaUnavailable, compacted_topics, list_topics, topic_ids, watermarks
 from loader.lock import LockHeld, RunLock
 from loader.naming import table_names
 from loader.planning import OffsetRange, kafka_source_options, plan_ranges, task_count
@@ -119,7 +120,7 @@ def run(
             return report
     try:
         _load(settings, spark, store, report, console)
-    except (KafkaUnavailable, RegistryUnavailable, WarehouseMismatch) as exc:
+    except (KafkaUnavailable, RegistryUnavailable, WarehouseMismatch, ClusterChanged) as exc:
         report.error = str(exc)
     except Exception as exc:  # the run stops; what was committed stays, the rest is redone next time
         report.error = f"the run stopped: {type(exc).__name__}: {str(exc).splitlines()[0][:500]}"
@@ -148,15 +149,23 @@ def _load(
     # First, before a committed run is completed or anything staged: the tables must be in this warehouse.
     claim_database(spark, store, settings.warehouse, settings.database)
     log = CommitLog(store, add_partitions=lambda table, specs: add_partitions(spark, table, specs))
-    last_seq, saved = log.recover()
+    last = log.recover()
+    saved = last.offsets
     crash_point("after_recovery")
 
-    topics = list_topics(
+    kafka = list_topics(
         settings.bootstrap_servers,
         settings.include_topics,
         settings.exclude_topics,
         settings.metadata_timeout_s,
     )
+    report.cluster_id = kafka.cluster_id
+    changed = cluster_change(
+        last.cluster_id, kafka.cluster_id, settings.accept_cluster, settings.bootstrap_servers
+    )
+    if changed:
+        raise ClusterChanged(changed)
+    topics = kafka.partitions
     registry = RegistryClient(settings.registry_url, settings.metadata_timeout_s)
     subjects = registry.subjects()
     names, collisions = table_names([*topics, QUARANTINE_TABLE])
@@ -190,12 +199,18 @@ def _load(
 
     partitions = [(t, p) for t in schemas for p in range(topics[t])]
     marks = watermarks(settings.bootstrap_servers, partitions, settings.metadata_timeout_s)
-    ranges = plan_ranges(saved, marks)
+    ids = topic_ids(settings.bootstrap_servers, schemas, settings.metadata_timeout_s)
+    plan = plan_ranges(saved, marks, comparable_topic_ids(last, kafka.cluster_id), ids)
+    ranges = plan.ranges
+    for gap in plan.discontinuities:
+        reports[gap.topic].notes.append(f"partition {gap.partition} {gap.describe()}")
     crash_point("after_plan")
 
     raw = _read(spark, settings, ranges)
     read_per_window = _counts_per_window(raw)
-    new_offsets = dict(saved)
+    # A recreated topic's saved offsets (of partitions it may no longer have) belong to its old life.
+    recreated = {gap.topic for gap in plan.discontinuities if gap.kind == "recreated"}
+    new_offsets = {tp: offset for tp, offset in saved.items() if tp[0] not in recreated}
     staged: list[StagedTable] = []
     shared = _SharedClients(registry)
     with ExitStack() as cleanup, Progress(console=console, transient=True) as progress:
@@ -227,23 +242,38 @@ def _load(
                 progress.advance(task)
 
         # Topics in parallel, results (and so the manifest) in topic order.
+        saved_ids = dict(last.topic_ids)
         for topic, topic_staged in zip(schemas, pool.map(load, schemas), strict=True):
             staged += topic_staged
             if reports[topic].status != "failed":
                 new_offsets.update({(r.topic, r.partition): r.end for r in ranges if r.topic == topic})
+                saved_ids.update({topic: ids[topic]} if topic in ids else {})
+            elif topic in recreated:  # its old offsets stay, and the next run finds it recreated again
+                new_offsets.update({tp: o for tp, o in saved.items() if tp[0] == topic})
     report.topics = [reports[t] for t in sorted(reports)]
     crash_point("after_staging")
-    if new_offsets != saved or staged:
+    identity_changed = (last.cluster_id, last.topic_ids) != (kafka.cluster_id, saved_ids)
+    if new_offsets != saved or staged or identity_changed:
         audit_files = _stage_audit(log, report)
-        log.commit(Manifest(last_seq + 1, report.run_id, new_offsets, staged, audit_files))
+        log.commit(
+            Manifest(
+                last.seq + 1,
+                report.run_id,
+                new_offsets,
+                staged,
+                audit_files,
+                cluster_id=kafka.cluster_id,
+                topic_ids=saved_ids,
+            )
+        )
 
 
 def _stage_audit(log: CommitLog, report: RunReport) -> list[tuple[str, str]]:
     """The run's audit record, staged to be moved into place by the same commit as its data."""
     counts = {
-        t.topic: (t.table or "", t.windows, t.skipped_windows)
+        t.topic: TopicRecord(t.table or "", t.windows, t.skipped_windows, t.notes)
         for t in report.topics
-        if t.status == "loaded" and t.windows
+        if t.status in ("loaded", "up to date") and (t.windows or t.notes)
     }
     if not counts:
         return []

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 
-from confluent_kafka import IsolationLevel, KafkaException, TopicPartition
+from confluent_kafka import IsolationLevel, KafkaException, TopicCollection, TopicPartition
 from confluent_kafka.admin import AdminClient, ConfigResource, OffsetSpec, ResourceType
 
 from loader.planning import TopicPartition as TP
 from loader.planning import Watermarks
+
+_LONG = (1 << 64) - 1
 
 
 class KafkaUnavailable(RuntimeError):
@@ -21,10 +24,18 @@ def is_internal(topic: str) -> bool:
     return topic.startswith("__") or topic in {"_schemas", "_confluent-metrics"}
 
 
+@dataclass(frozen=True)
+class KafkaTopics:
+    """Which cluster answered, and its topics (name -> number of partitions)."""
+
+    cluster_id: str
+    partitions: dict[str, int]
+
+
 def list_topics(
     bootstrap_servers: str, include: str | None = None, exclude: str | None = None, timeout_s: float = 30
-) -> dict[str, int]:
-    """Topic -> number of partitions, without internal topics, filtered by the global patterns."""
+) -> KafkaTopics:
+    """The cluster's id and topics, without internal topics, filtered by the global patterns."""
     admin = _admin(bootstrap_servers, timeout_s)
     try:
         metadata = admin.list_topics(timeout=timeout_s)
@@ -39,7 +50,24 @@ def list_topics(
         if exclude and re.fullmatch(exclude, name):
             continue
         topics[name] = len(topic.partitions)
-    return topics
+    return KafkaTopics(str(metadata.cluster_id), topics)
+
+
+def topic_ids(bootstrap_servers: str, topics: Iterable[str], timeout_s: float = 30) -> dict[str, str]:
+    """Each topic's id (one request for all): a topic deleted and created again gets a new one."""
+    names = sorted(topics)
+    if not names:
+        return {}
+    admin = _admin(bootstrap_servers, timeout_s)
+    found = {}
+    try:
+        for name, future in admin.describe_topics(TopicCollection(names), request_timeout=timeout_s).items():
+            uuid = future.result(timeout=timeout_s).topic_id
+            high, low = uuid.get_most_significant_bits(), uuid.get_least_significant_bits()
+            found[name] = f"{high & _LONG:016x}{low & _LONG:016x}"  # the bits come as signed longs
+    except KafkaException as exc:
+        raise KafkaUnavailable(f"could not describe topics on {bootstrap_servers}: {exc}") from exc
+    return found
 
 
 def watermarks(

@@ -38,26 +38,65 @@ class OffsetRange:
         return self.end - self.start
 
 
+@dataclass(frozen=True)
+class Discontinuity:
+    """A partition whose saved offset no longer means what it meant when it was saved."""
+
+    topic: str
+    partition: int
+    kind: str  # "recreated" or "truncated"
+    saved: int
+    restart: int  # where this run reads from
+
+    def describe(self) -> str:
+        if self.kind == "recreated":
+            return f"recreated: offsets restarted at {self.restart} (saved {self.saved})"
+        return (
+            f"truncated: Kafka's end offset went back to {self.restart} (saved {self.saved}); offsets "
+            f"[{self.restart}, {self.saved}) may now be loaded twice"
+        )
+
+
+@dataclass(frozen=True)
+class Plan:
+    ranges: list[OffsetRange]
+    discontinuities: list[Discontinuity]
+
+
 def plan_ranges(
-    saved: Mapping[TopicPartition, int], watermarks: Mapping[TopicPartition, Watermarks]
-) -> list[OffsetRange]:
+    saved: Mapping[TopicPartition, int],
+    watermarks: Mapping[TopicPartition, Watermarks],
+    saved_topic_ids: Mapping[str, str] | None = None,
+    topic_ids: Mapping[str, str] | None = None,
+) -> Plan:
     """One range per partition Kafka has now; new partitions start at the earliest offset Kafka holds.
 
     A saved offset below the earliest one means retention deleted records before they were loaded: they
-    are counted as lost (never silently skipped). A saved offset above the end (a topic deleted and
-    recreated) restarts from the earliest offset and is counted as lost too, as far as it can be known.
+    are counted as lost (never silently skipped). A topic whose id differs from the saved one was deleted
+    and created again: its saved offsets mean nothing and it is read from its start, named "recreated".
+    Where ids are unknown (a state saved before they were kept, or a broker without them), a saved
+    offset above the end is taken for the same. With the same id, an end below the saved offset is a
+    truncated log (an unclean leader election): reading goes on from the new end, and the offsets that
+    may come twice are named.
     """
-    ranges = []
+    saved_topic_ids, topic_ids = saved_topic_ids or {}, topic_ids or {}
+    ranges, discontinuities = [], []
     for (topic, partition), marks in sorted(watermarks.items()):
         start = saved.get((topic, partition), marks.earliest)
+        same_id = topic in saved_topic_ids and saved_topic_ids[topic] == topic_ids.get(topic)
+        recreated = topic in saved_topic_ids and topic in topic_ids and not same_id
         lost = 0
-        if start < marks.earliest:
-            lost = marks.earliest - start
+        if (topic, partition) in saved and (recreated or (start > marks.end and not same_id)):
+            discontinuities.append(Discontinuity(topic, partition, "recreated", start, marks.earliest))
             start = marks.earliest
         elif start > marks.end:
+            discontinuities.append(Discontinuity(topic, partition, "truncated", start, marks.end))
+            start = marks.end
+        elif start < marks.earliest:
+            lost = marks.earliest - start
             start = marks.earliest
         ranges.append(OffsetRange(topic, partition, start, marks.end, lost))
-    return ranges
+    return Plan(ranges, discontinuities)
 
 
 def kafka_source_options(ranges: Iterable[OffsetRange]) -> dict[str, str]:

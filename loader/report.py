@@ -33,6 +33,7 @@ class TopicReport:
     lost: int = 0
     table_action: str | None = None  # created, evolved, unchanged
     table_changes: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what the operator must know: a recreated topic...
     seconds: float = 0.0
     windows: dict[str, int] = field(default_factory=dict)  # 10-minute window (UTC) -> records read
     skipped_windows: dict[str, int] = field(default_factory=dict)  # window -> tombstones not loaded
@@ -52,6 +53,7 @@ class RunReport:
     seconds: float = 0.0
     exit_code: int = EXIT_OK
     error: str | None = None
+    cluster_id: str | None = None  # the Kafka cluster the run read from
 
     def to_json(self) -> str:
         data = asdict(self)
@@ -92,7 +94,9 @@ def render(report: RunReport, console: Console) -> None:
     table.add_column("seconds", justify="right")
     styles = {"loaded": "green", "up to date": "dim", "skipped": "yellow", "failed": "bold red"}
     for topic in report.topics:
-        status = topic.status if topic.reason is None else f"{topic.status}: {topic.reason}"
+        status = "; ".join(
+            [topic.status if topic.reason is None else f"{topic.status}: {topic.reason}", *topic.notes]
+        )
         change = topic.table_action or ""
         if topic.table_changes:
             change += " (" + "; ".join(topic.table_changes) + ")"

@@ -12,8 +12,10 @@ from rich.table import Table
 from loader.commit_protocol import Manifest
 from loader.config import LoaderSettings
 from loader.job import spark_for
-from loader.kafka_metadata import list_topics, watermarks
+from loader.kafka_identity import comparable_topic_ids
+from loader.kafka_metadata import list_topics, topic_ids, watermarks
 from loader.naming import table_name
+from loader.planning import plan_ranges
 from loader.state_store import StateStore
 
 
@@ -24,41 +26,52 @@ def show(settings: LoaderSettings, console: Console, spark: SparkSession | None 
     try:
         store = StateStore(spark, settings.state_location)
         manifests = [m for m in store.list(store.path("commits")) if m.endswith(".json")]
-        saved: dict[tuple[str, int], int] = {}
+        manifest = Manifest(0, "", {})
         last_load = "never"
         if manifests:
             latest = manifests[-1]
-            saved = Manifest.from_json(store.read_text(latest)).offsets
+            manifest = Manifest.from_json(store.read_text(latest))
             modified = store._fs_for(latest).getFileStatus(store._p(latest)).getModificationTime()
             last_load = datetime.fromtimestamp(modified / 1000, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-        topics = list_topics(
+        kafka = list_topics(
             settings.bootstrap_servers,
             settings.include_topics,
             settings.exclude_topics,
             settings.metadata_timeout_s,
         )
+        topics = kafka.partitions
         partitions = [(t, p) for t, n in topics.items() for p in range(n)]
         marks = watermarks(settings.bootstrap_servers, partitions, settings.metadata_timeout_s)
+        ids = topic_ids(settings.bootstrap_servers, topics, settings.metadata_timeout_s)
     finally:
         if own_session:
             spark.stop()
-    table = Table(title=f"loader state {posixpath.basename(settings.state_location)}, last load {last_load}")
+    saved = manifest.offsets
+    # What the next run would read, and what it would say about offsets that changed meaning.
+    plan = plan_ranges(saved, marks, comparable_topic_ids(manifest, kafka.cluster_id), ids)
+    cluster = f"Kafka cluster {kafka.cluster_id}"
+    if manifest.cluster_id and manifest.cluster_id != kafka.cluster_id:
+        cluster += f" [bold red](the saved offsets are of cluster {manifest.cluster_id})[/]"
+    title = f"loader state {posixpath.basename(settings.state_location)}, last load {last_load}, {cluster}"
+    table = Table(title=title, title_justify="left")
     # Offsets, not records: transaction markers, aborted records and compaction leave gaps, so the lag
     # is an upper bound of the records a run would load.
-    for column in ("topic", "table", "partitions", "saved", "end", "lag (offsets)"):
-        table.add_column(column, justify="left" if column in ("topic", "table") else "right")
+    for column in ("topic", "table", "partitions", "saved", "end", "lag (offsets)", "note"):
+        table.add_column(column, justify="left" if column in ("topic", "table", "note") else "right")
     for topic in sorted(topics):
         parts = [(topic, p) for p in range(topics[topic])]
         loaded = any(tp in saved for tp in parts)
         saved_total = sum(saved.get(tp, marks[tp].earliest) for tp in parts)
         end_total = sum(marks[tp].end for tp in parts)
+        notes = [f"partition {g.partition} {g.describe()}" for g in plan.discontinuities if g.topic == topic]
         table.add_row(
             topic,
             f"{settings.database}.{table_name(topic)}" if loaded else "- (never loaded)",
             str(len(parts)),
             str(saved_total) if loaded else "-",
             str(end_total),
-            str(end_total - saved_total),
+            str(sum(r.span for r in plan.ranges if r.topic == topic)),
+            "; ".join(notes),
         )
     console.print(table)
     return 0

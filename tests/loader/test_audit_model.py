@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 
-from loader.audit import AuditReport, WindowAudit, audit_record
+from loader.audit import AuditReport, TopicRecord, WindowAudit, audit_record
 
 
 def test_audit_record_holds_each_topics_table_and_windows() -> None:
-    record = json.loads(audit_record("r1", {"clicks": ("kafka.clicks", {"2026-11-23 04:10": 5}, {})}))
+    record = json.loads(audit_record("r1", {"clicks": TopicRecord("kafka.clicks", {"2026-11-23 04:10": 5})}))
     assert record == {
         "run_id": "r1",
         "topics": {"clicks": {"table": "kafka.clicks", "windows": {"2026-11-23 04:10": 5}}},
@@ -16,8 +16,14 @@ def test_audit_record_holds_each_topics_table_and_windows() -> None:
 
 
 def test_audit_record_keeps_the_tombstones_the_setting_did_not_load() -> None:
-    record = json.loads(audit_record("r1", {"c": ("kafka.c", {"w1": 5, "w2": 2}, {"w1": 2})}))
+    record = json.loads(audit_record("r1", {"c": TopicRecord("kafka.c", {"w1": 5, "w2": 2}, {"w1": 2})}))
     assert record["topics"]["c"] == {"table": "kafka.c", "windows": {"w1": 5, "w2": 2}, "skipped": {"w1": 2}}
+
+
+def test_audit_record_keeps_the_notes_on_a_topics_offsets() -> None:
+    note = "recreated: offsets restarted at 0 (saved 300)"
+    record = json.loads(audit_record("r1", {"c": TopicRecord("kafka.c", {}, notes=[note])}))
+    assert record["topics"]["c"] == {"table": "kafka.c", "windows": {}, "notes": [note]}
 
 
 def test_a_window_matches_when_table_plus_quarantine_equal_kafka() -> None:

@@ -14,11 +14,13 @@ def test_manifest_round_trip() -> None:
             StagedTable("kafka.page_views", [("/s/a.orc", "/t/a.orc")], [{"dt": "2026-11-23", "hour": "04"}])
         ],
         extra_files=[("/s/audit.json", "/state/audit/r.json")],
+        cluster_id="MkU3OEVBNTcwNTJENDM2Qg",
+        topic_ids={"page.views": "aRVr5cXBQzCcTuJ4-5vc0A"},
     )
     assert Manifest.from_json(manifest.to_json()) == manifest
 
 
-def test_manifest_written_before_extra_files_existed_still_reads() -> None:
+def test_manifest_written_before_extra_files_and_kafka_ids_existed_still_reads() -> None:
     old = '{"seq": 1, "run_id": "r", "offsets": {"t": {"0": 3}}, "tables": []}'
     assert Manifest.from_json(old) == Manifest(1, "r", {("t", 0): 3})
 

@@ -4,28 +4,61 @@ from __future__ import annotations
 
 import json
 
-from loader.planning import OffsetRange, Watermarks, kafka_source_options, plan_ranges, task_count
+from loader.planning import OffsetRange, Plan, Watermarks, kafka_source_options, plan_ranges, task_count
 
 
 def test_saved_offsets_continue_and_new_partitions_start_at_earliest() -> None:
     marks = {("a", 0): Watermarks(0, 10), ("a", 1): Watermarks(0, 5), ("b", 0): Watermarks(3, 7)}
-    ranges = plan_ranges({("a", 0): 4}, marks)
+    ranges = plan_ranges({("a", 0): 4}, marks).ranges
     assert ranges == [OffsetRange("a", 0, 4, 10), OffsetRange("a", 1, 0, 5), OffsetRange("b", 0, 3, 7)]
     assert [r.span for r in ranges] == [6, 5, 4]
 
 
 def test_nothing_new_plans_an_empty_range() -> None:
-    assert plan_ranges({("a", 0): 10}, {("a", 0): Watermarks(0, 10)}) == [OffsetRange("a", 0, 10, 10)]
+    plan = plan_ranges({("a", 0): 10}, {("a", 0): Watermarks(0, 10)})
+    assert plan == Plan([OffsetRange("a", 0, 10, 10)], [])
 
 
 def test_records_deleted_by_retention_are_counted_as_lost() -> None:
-    ranges = plan_ranges({("a", 0): 4}, {("a", 0): Watermarks(9, 12)})
-    assert ranges == [OffsetRange("a", 0, 9, 12, lost=5)]
+    plan = plan_ranges({("a", 0): 4}, {("a", 0): Watermarks(9, 12)})
+    assert plan == Plan([OffsetRange("a", 0, 9, 12, lost=5)], [])
 
 
-def test_saved_offset_beyond_the_end_restarts_from_earliest() -> None:
-    # The topic was deleted and made again: its offsets started over.
-    assert plan_ranges({("a", 0): 50}, {("a", 0): Watermarks(0, 3)}) == [OffsetRange("a", 0, 0, 3)]
+def test_without_topic_ids_a_saved_offset_beyond_the_end_is_a_recreated_topic() -> None:
+    plan = plan_ranges({("a", 0): 50}, {("a", 0): Watermarks(0, 3)})
+    assert plan.ranges == [OffsetRange("a", 0, 0, 3)]
+    [gap] = plan.discontinuities
+    assert gap.describe() == "recreated: offsets restarted at 0 (saved 50)"
+
+
+def test_a_new_topic_id_restarts_the_topic_even_when_its_end_is_past_the_saved_offset() -> None:
+    marks = {("a", 0): Watermarks(0, 900), ("a", 1): Watermarks(0, 10), ("b", 0): Watermarks(0, 900)}
+    saved = {("a", 0): 300, ("a", 1): 5, ("b", 0): 300}
+    plan = plan_ranges(saved, marks, {"a": "id-1", "b": "id-b"}, {"a": "id-2", "b": "id-b"})
+    assert plan.ranges == [
+        OffsetRange("a", 0, 0, 900),
+        OffsetRange("a", 1, 0, 10),
+        OffsetRange("b", 0, 300, 900),
+    ]
+    assert [(g.topic, g.partition, g.kind, g.saved) for g in plan.discontinuities] == [
+        ("a", 0, "recreated", 300),
+        ("a", 1, "recreated", 5),
+    ]
+
+
+def test_the_same_topic_id_with_an_end_below_the_saved_offset_is_a_truncated_log() -> None:
+    plan = plan_ranges({("a", 0): 300}, {("a", 0): Watermarks(0, 250)}, {"a": "id-1"}, {"a": "id-1"})
+    assert plan.ranges == [OffsetRange("a", 0, 250, 250)]  # nothing to read; new records from 250 on
+    [gap] = plan.discontinuities
+    assert gap.describe() == (
+        "truncated: Kafka's end offset went back to 250 (saved 300); "
+        "offsets [250, 300) may now be loaded twice"
+    )
+
+
+def test_a_topic_first_seen_with_an_id_is_no_discontinuity() -> None:
+    plan = plan_ranges({("a", 0): 3}, {("a", 0): Watermarks(0, 8)}, {}, {"a": "id-1"})
+    assert plan == Plan([OffsetRange("a", 0, 3, 8)], [])
 
 
 def test_source_options_are_numeric_and_skip_empty_ranges() -> None:
