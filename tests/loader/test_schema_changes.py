@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from pyspark.sql import SparkSession
 
+from loader.decoding import METADATA_COLUMNS
 from loader.report import EXIT_FAILED, RunReport, TopicReport
 from tests.fixtures.kafka import KafkaBroker
 from tests.loader.harness import Harness, record_schema
@@ -134,7 +135,7 @@ class Evolved:
     def rows(self, spark: SparkSession, case: str, order: str = "_kafka_offset") -> list[dict[str, Any]]:
         table = self.topic_report(case).table
         spark.catalog.refreshTable(table)
-        drop = {"_kafka_partition", "_kafka_offset", "_kafka_timestamp", "_schema_id", "dt"}
+        drop = {*METADATA_COLUMNS, "dt"}  # the value's columns are what each case is about
         return [
             {k: v for k, v in r.asDict(recursive=True).items() if k not in drop}
             for r in spark.sql(f"SELECT * FROM {table} ORDER BY {order}").collect()
