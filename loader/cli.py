@@ -87,6 +87,19 @@ def main() -> None:
 @click.option("--records-per-task", type=int, envvar="LOADER_RECORDS_PER_TASK")
 @click.option("--task-pool-size", type=int, envvar="LOADER_TASK_POOL_SIZE")
 @click.option("--topic-threads", type=int, envvar="LOADER_TOPIC_THREADS")
+@click.option(
+    "--max-records-per-partition",
+    type=int,
+    envvar="LOADER_MAX_RECORDS_PER_PARTITION",
+    help="A run reads at most this many offsets of each partition (default 1,000,000).",
+)
+@click.option(
+    "--until-caught-up",
+    is_flag=True,
+    default=None,
+    envvar="LOADER_UNTIL_CAUGHT_UP",
+    help="Run again (each run its own commit) until no partition has more than the bound left.",
+)
 @click.option("--max-bad-ratio", type=float, envvar="LOADER_MAX_BAD_RATIO")
 @click.option(
     "--skip-tombstones",
@@ -127,18 +140,19 @@ def run(config: Path | None, report_json: Path | None, **flags: Any) -> None:
 
     spark = job.spark_for(settings)
     try:
-        report = job.run(settings, spark, console, lock)
+        reports = job.run_until_caught_up(settings, spark, console, lock, settings.until_caught_up)
     finally:
         spark.stop()
-    if report.exit_code == EXIT_LOCKED:
-        console.print(f"[yellow]not started:[/] {report.error}")
+    if reports[-1].exit_code == EXIT_LOCKED:
+        console.print(f"[yellow]not started:[/] {reports[-1].error}")
         sys.exit(EXIT_LOCKED)
-    from loader.report import render
+    from loader.report import render, write_json
 
-    render(report, Console(width=None if sys.stdout.isatty() else 200))
+    for report in reports:
+        render(report, Console(width=None if sys.stdout.isatty() else 200))
     if report_json:
-        report.write_json(report_json)
-    sys.exit(report.exit_code)
+        write_json(reports, report_json)
+    sys.exit(reports[-1].exit_code)
 
 
 @main.command()

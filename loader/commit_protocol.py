@@ -45,6 +45,9 @@ class Manifest:
     # Which Kafka the offsets are of (see `loader.kafka_identity`): None in manifests of older versions.
     cluster_id: str | None = None
     topic_ids: dict[str, str] = field(default_factory=dict)
+    # Per topic, the schemas its table was last made to hold: a quiet topic whose schemas did not change
+    # since costs a run nothing (see `loader.job`).
+    table_schemas: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> str:
         offsets: dict[str, dict[str, int]] = {}
@@ -62,6 +65,7 @@ class Manifest:
                 "extra_files": [list(f) for f in self.extra_files],
                 "cluster_id": self.cluster_id,
                 "topic_ids": dict(sorted(self.topic_ids.items())),
+                "table_schemas": dict(sorted(self.table_schemas.items())),
             },
             indent=1,
         )
@@ -80,6 +84,7 @@ class Manifest:
             extra_files=[(s, d) for s, d in data.get("extra_files", [])],
             cluster_id=data.get("cluster_id"),
             topic_ids=dict(data.get("topic_ids", {})),
+            table_schemas=dict(data.get("table_schemas", {})),
         )
 
 

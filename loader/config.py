@@ -23,8 +23,12 @@ class LoaderSettings:
     exclude_topics: str | None = None
     partition_granularity: Granularity = "hour"
     records_per_task: int = 500_000
+    # A run reads at most this many offsets of each partition (a first run over days of backlog commits in
+    # steps of minutes; `until_caught_up` runs again until nothing is left).
+    max_records_per_partition: int = 1_000_000
+    until_caught_up: bool = False
     task_pool_size: int = 4
-    topic_threads: int = 4  # topics decoded and written at the same time (Spark runs their jobs side by side)
+    topic_threads: int = 8  # topics decoded and written at the same time (Spark runs their jobs side by side)
     max_bad_ratio: float = 0.0  # above this share of quarantined records, a topic fails the run
     skip_tombstones: bool = False  # tombstones of topics that are not compacted are counted, not loaded
     accept_cluster: str | None = None  # a Kafka cluster id the saved offsets may continue on
@@ -40,8 +44,17 @@ class LoaderSettings:
             raise ValueError(
                 f"partition granularity must be 'day' or 'hour', not {self.partition_granularity!r}"
             )
-        if self.records_per_task < 1 or self.task_pool_size < 1 or self.topic_threads < 1:
-            raise ValueError("records per task, the task pool size and topic threads must be at least 1")
+        counts = (
+            self.records_per_task,
+            self.task_pool_size,
+            self.topic_threads,
+            self.max_records_per_partition,
+        )
+        if min(counts) < 1:
+            raise ValueError(
+                "records per task, the task pool size, topic threads and the records per partition and run "
+                "must be at least 1"
+            )
         if not 0 <= self.max_bad_ratio <= 1:
             raise ValueError("the bad-record ratio must be between 0 and 1")
         # Local paths are made absolute against the directory the loader was started from: Spark's JVM

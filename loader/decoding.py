@@ -127,7 +127,6 @@ def decode(raw: DataFrame, values: SubjectSchemas, keys: SubjectSchemas | None =
     if keys is not None:
         key = read_framed("key", keys)
         key_is_avro, key_failed = key.known, key.failed
-        columns["key_schema_id"] = key.schema_id
         decoded_key = (
             key.decoded.dropFields(DECODED_FLAG) if reader_schema(keys.latest_schema)[1] else key.decoded
         )
@@ -167,11 +166,11 @@ def decode(raw: DataFrame, values: SubjectSchemas, keys: SubjectSchemas | None =
             key_failed,
             F.concat(
                 F.lit("key does not decode with schema id "),
-                F.col("key_schema_id").cast("string"),
+                key.schema_id.cast("string"),
                 F.lit(f" of subject {keys.subject}"),
             ),
         )
-    return raw.withColumns(columns).withColumn("bad_reason", reason)
+    return raw.withColumns({**columns, "bad_reason": reason})  # one projection: the plan is analysed once
 
 
 def user_fields(decoded: DataFrame) -> list[str]:
@@ -180,10 +179,12 @@ def user_fields(decoded: DataFrame) -> list[str]:
     return [f.name for f in event_type.fields if f.name != DECODED_FLAG]  # type: ignore[attr-defined]
 
 
-def good_rows(decoded: DataFrame) -> DataFrame:
-    """The table's rows: the event's fields, then the Kafka metadata columns."""
+def good_rows(decoded: DataFrame, skip_tombstones: bool = False) -> DataFrame:
+    """The table's rows: the event's fields, then the Kafka metadata columns (tombstones left out when
+    they are to be skipped)."""
     key_avro = [F.col("key_avro").alias("_kafka_key_avro")] if "key_avro" in decoded.columns else []
-    return decoded.where(F.col("bad_reason").isNull()).select(
+    good = F.col("bad_reason").isNull() & (F.col("value").isNotNull() if skip_tombstones else F.lit(True))
+    return decoded.where(good).select(
         *[F.col("event").getField(name).alias(name) for name in user_fields(decoded)],
         F.col("partition").alias("_kafka_partition"),
         F.col("offset").alias("_kafka_offset"),

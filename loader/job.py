@@ -1,85 +1,45 @@
 """One run of the load: every topic with a registered value schema into its table, exactly once.
 
-Discover (Kafka topics, registry subjects) -> plan (saved offsets to Kafka's end offsets, fixed now) ->
-read (one Spark read of every range, balanced over a fixed pool of tasks) -> per topic, several at a time:
-decode and project, create or evolve the table, stage the rows -> commit (see `loader.commit_protocol`).
+Discover (Kafka topics, registry subjects, in a few batched requests) -> plan (saved offsets to Kafka's
+end offsets, fixed now, at most `max-records-per-partition` per partition) -> per topic with new records,
+several at a time: one Spark job that reads its ranges, decodes and projects them, makes sure the table
+can hold them and stages them (see `loader.topic_pass`) -> commit (see `loader.commit_protocol`).
+
+A quiet topic (nothing new, schemas unchanged since its table last took them) costs no Spark job and no
+metastore call: only its share of the batched requests.
 """
 
 from __future__ import annotations
 
-import posixpath
 import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import ExitStack
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from pyspark import StorageLevel
-from pyspark.sql import DataFrame, Observation, SparkSession
-from pyspark.sql import functions as F
+from pyspark.sql import SparkSession
 from rich.console import Console
 from rich.progress import Progress
 
-from loader.audit import TopicRecord, audit_path, audit_record, window_of
-from loader.column_defaults import existence_defaults
-from loader.commit_protocol import (
-    CommitLog,
-    Manifest,
-    StagedTable,
-    final_file_name,
-    partition_spec,
-    relative_to,
-)
+from loader.audit import TopicRecord, audit_path, audit_record
+from loader.commit_protocol import CommitLog, Manifest, StagedTable
 from loader.config import LoaderSettings
-from loader.decoding import (
-    KAFKA_COLUMNS,
-    METADATA_COLUMNS,
-    METADATA_DEFAULTS,
-    bad_rows,
-    column_comments,
-    decode,
-    foreign_schema_ids,
-    good_rows,
-    user_fields,
-    with_reasons_by_id,
-)
 from loader.fault_injection import crash_point
 from loader.kafka_identity import ClusterChanged, cluster_change, comparable_topic_ids
 from loader.kafka_metadata import KafkaUnavailable, compacted_topics, list_topics, topic_ids, watermarks
 from loader.lock import LockHeld, RunLock
 from loader.naming import table_names
-from loader.planning import OffsetRange, kafka_source_options, plan_ranges, task_count
-from loader.registry_client import (
-    RegistryClient,
-    RegistryUnavailable,
-    SubjectSchemas,
-    describe_foreign_id,
-)
+from loader.planning import OffsetRange, plan_ranges
+from loader.registry_client import RegistryClient, RegistryUnavailable, SubjectSchemas
 from loader.report import EXIT_BAD_RECORDS, EXIT_FAILED, EXIT_LOCKED, RunReport, TopicReport
 from loader.spark_session import SparkSettings, build_spark_session
 from loader.state_store import StateStore
-from loader.table_alter import table_data_schema
-from loader.table_evolution import UnrepresentableChange
-from loader.tables import (
-    add_partitions,
-    ensure_table,
-    partition_columns,
-    partition_values,
-    with_column_metadata,
-)
-from loader.union_columns import fit_unions, reshape
-from loader.warehouse_layout import WarehouseMismatch, claim_database
+from loader.table_catalog import TableCatalog
+from loader.tables import add_partitions, forget_cached_tables
+from loader.topic_pass import QUARANTINE_TABLE, RunContext, TopicWork, load_topic
+from loader.warehouse_layout import WarehouseMismatch, claim_database, raise_misplaced_tables
 
-QUARANTINE_TABLE = "loader_quarantine"
-# At most this many distinct foreign schema ids per topic and run are looked up in the registry to say
-# whose they are; a flood of garbage ids keeps the generic reason beyond it.
-MAX_ID_LOOKUPS = 50
-# The run's Kafka data is kept for the topics' passes on local disk: a run's backlog can be far bigger
-# than executor memory, and Spark's in-memory columnar cache ran out of heap on a 1M-record topic in
-# local mode even with MEMORY_AND_DISK.
-CACHE_LEVEL = StorageLevel.DISK_ONLY
+__all__ = ["QUARANTINE_TABLE", "run", "run_until_caught_up", "spark_for"]
 
 
 def spark_for(settings: LoaderSettings) -> SparkSession:
@@ -89,8 +49,13 @@ def spark_for(settings: LoaderSettings) -> SparkSession:
             metastore_uri=settings.metastore_uri,
             master=settings.spark_master,
             app_name="kafka-table-loader",
-            # The run prints its own progress and report; Spark's stage bars would garble them.
-            extra_conf={"spark.ui.showConsoleProgress": "false"},
+            extra_conf={
+                # The run prints its own progress and report; Spark's stage bars would garble them.
+                "spark.ui.showConsoleProgress": "false",
+                # Topics' jobs share the executors fairly (see `_run_passes`), instead of first come,
+                # first served.
+                "spark.scheduler.mode": "FAIR",
+            },
         )
     )
     spark.sparkContext.setLogLevel("ERROR")
@@ -104,10 +69,19 @@ def run(
 
     `lock` may come already held (the CLI takes a local lock before starting Spark); it is released here.
     """
+    return run_until_caught_up(settings, spark, console, lock, until_caught_up=False)[-1]
+
+
+def run_until_caught_up(
+    settings: LoaderSettings,
+    spark: SparkSession,
+    console: Console | None = None,
+    lock: RunLock | None = None,
+    until_caught_up: bool = True,
+) -> list[RunReport]:
+    """Runs the load, and with `until_caught_up` again while the per-partition bound left records in
+    Kafka (each run its own commit), under one lock; stops at the first run that fails."""
     console = console or Console(stderr=True)
-    started = time.monotonic()
-    run_id = datetime.now(UTC).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8]
-    report = RunReport(run_id=run_id, started=datetime.now(UTC).isoformat(), database=settings.database)
     store = StateStore(spark, settings.state_location)
     lock = lock or RunLock(settings.state_location, store)
     lock.store = store
@@ -115,9 +89,31 @@ def run(
         try:
             lock.acquire()
         except LockHeld as held:
-            report.error = str(held)
-            report.exit_code = EXIT_LOCKED
-            return report
+            report = _new_report(settings)
+            report.error, report.exit_code = str(held), EXIT_LOCKED
+            return [report]
+    reports = []
+    try:
+        while True:
+            reports.append(_run_once(settings, spark, store, console))
+            behind = sum(t.remaining for t in reports[-1].topics)
+            if not until_caught_up or not behind or reports[-1].exit_code not in (0, EXIT_BAD_RECORDS):
+                return reports
+            console.print(f"committed run {len(reports)}; {behind} offset(s) left to load: going on")
+    finally:
+        lock.release()
+
+
+def _new_report(settings: LoaderSettings) -> RunReport:
+    run_id = datetime.now(UTC).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8]
+    return RunReport(run_id=run_id, started=datetime.now(UTC).isoformat(), database=settings.database)
+
+
+def _run_once(
+    settings: LoaderSettings, spark: SparkSession, store: StateStore, console: Console
+) -> RunReport:
+    started = time.monotonic()
+    report = _new_report(settings)
     try:
         _load(settings, spark, store, report, console)
     except (KafkaUnavailable, RegistryUnavailable, WarehouseMismatch, ClusterChanged) as exc:
@@ -125,7 +121,6 @@ def run(
     except Exception as exc:  # the run stops; what was committed stays, the rest is redone next time
         report.error = f"the run stopped: {type(exc).__name__}: {str(exc).splitlines()[0][:500]}"
     finally:
-        lock.release()
         report.seconds = round(time.monotonic() - started, 2)
     report.exit_code = _exit_code(report, settings)
     return report
@@ -146,11 +141,11 @@ def _exit_code(report: RunReport, settings: LoaderSettings) -> int:
 def _load(
     settings: LoaderSettings, spark: SparkSession, store: StateStore, report: RunReport, console: Console
 ) -> None:
-    # First, before a committed run is completed or anything staged: the tables must be in this warehouse.
+    # First, before a committed run is completed or anything staged: the database must be in this warehouse.
     claim_database(spark, store, settings.warehouse, settings.database)
     log = CommitLog(store, add_partitions=lambda table, specs: add_partitions(spark, table, specs))
     last = log.recover()
-    saved = last.offsets
+    forget_cached_tables(spark)
     crash_point("after_recovery")
 
     kafka = list_topics(
@@ -168,104 +163,145 @@ def _load(
     topics = kafka.partitions
     registry = RegistryClient(settings.registry_url, settings.metadata_timeout_s)
     subjects = registry.subjects()
+    wanted = {f"{t}-{kind}" for t in topics for kind in ("value", "key")} & subjects
+    schemas_of = registry.all_subject_schemas(wanted)
     names, collisions = table_names([*topics, QUARANTINE_TABLE])
     reports: dict[str, TopicReport] = {}
     for collision in collisions:
         for topic in collision.topics:
             if topic != QUARANTINE_TABLE:
                 reports[topic] = TopicReport(topic, "failed", table=collision.table, reason=str(collision))
-    schemas: dict[str, SubjectSchemas] = {}
-    key_schemas: dict[str, SubjectSchemas] = {}
+    values: dict[str, SubjectSchemas] = {}
     for topic in sorted(topics):
         if topic in reports:
             continue
-        found = registry.subject_schemas(f"{topic}-value") if f"{topic}-value" in subjects else None
-        if found is None:
-            reports[topic] = TopicReport(
-                topic, "skipped", reason=f"no schema registered for subject {topic}-value"
-            )
+        if f"{topic}-value" not in schemas_of:
+            reason = f"no schema registered for subject {topic}-value"
+            reports[topic] = TopicReport(topic, "skipped", reason=reason)
             continue
-        schemas[topic] = found
-        if f"{topic}-key" in subjects and (key := registry.subject_schemas(f"{topic}-key")) is not None:
-            key_schemas[topic] = key
+        values[topic] = schemas_of[f"{topic}-value"]
         reports[topic] = TopicReport(topic, "loaded", table=f"{settings.database}.{names[topic]}")
-    # Tombstones are loaded as deletion rows; the setting skips them only where they are not the
-    # topic's deletes (a compacted topic's tombstones always load).
-    skip_tombstones = (
-        set(schemas) - compacted_topics(settings.bootstrap_servers, schemas, settings.metadata_timeout_s)
-        if settings.skip_tombstones
-        else set()
-    )
 
-    partitions = [(t, p) for t in schemas for p in range(topics[t])]
+    partitions = [(t, p) for t in values for p in range(topics[t])]
     marks = watermarks(settings.bootstrap_servers, partitions, settings.metadata_timeout_s)
-    ids = topic_ids(settings.bootstrap_servers, schemas, settings.metadata_timeout_s)
-    plan = plan_ranges(saved, marks, comparable_topic_ids(last, kafka.cluster_id), ids)
-    ranges = plan.ranges
+    ids = topic_ids(settings.bootstrap_servers, values, settings.metadata_timeout_s)
+    plan = plan_ranges(
+        last.offsets,
+        marks,
+        comparable_topic_ids(last, kafka.cluster_id),
+        ids,
+        settings.max_records_per_partition,
+    )
     for gap in plan.discontinuities:
         reports[gap.topic].notes.append(f"partition {gap.partition} {gap.describe()}")
     crash_point("after_plan")
 
-    raw = _read(spark, settings, ranges)
-    read_per_window = _counts_per_window(raw)
-    # A recreated topic's saved offsets (of partitions it may no longer have) belong to its old life.
-    recreated = {gap.topic for gap in plan.discontinuities if gap.kind == "recreated"}
-    new_offsets = {tp: offset for tp, offset in saved.items() if tp[0] not in recreated}
-    staged: list[StagedTable] = []
-    shared = _SharedClients(registry)
-    with ExitStack() as cleanup, Progress(console=console, transient=True) as progress:
-        if raw is not None:
-            cleanup.callback(raw.unpersist)
-        task = progress.add_task(f"loading {len(schemas)} topic(s)", total=len(schemas))
-        pool = cleanup.enter_context(ThreadPoolExecutor(settings.topic_threads, "loader-topic"))
+    signatures = {t: _schemas_signature(values[t], schemas_of.get(f"{t}-key"), settings) for t in values}
+    work: list[TopicWork] = []
+    for topic in values:
+        ranges = [r for r in plan.ranges if r.topic == topic]
+        _describe_ranges(reports[topic], ranges)
+        if not any(r.span for r in ranges) and last.table_schemas.get(topic) == signatures[topic]:
+            reports[topic].status = "up to date"  # quiet, its table already holds its schemas
+            continue
+        work.append(TopicWork(topic, names[topic], values[topic], schemas_of.get(f"{topic}-key"), ranges))
+    catalog = TableCatalog(spark, store, settings.database)
+    catalog.load([w.table for w in work] + [QUARANTINE_TABLE])
+    raise_misplaced_tables(settings.database, store, settings.warehouse, catalog.locations())
+    if settings.skip_tombstones:
+        # The setting skips tombstones only where they are not the topic's deletes.
+        compacted = compacted_topics(
+            settings.bootstrap_servers, [w.topic for w in work], settings.metadata_timeout_s
+        )
+        work = [TopicWork(**{**w.__dict__, "skip_tombstones": w.topic not in compacted}) for w in work]
 
-        def load(topic: str) -> list[StagedTable]:
-            topic_ranges = [r for r in ranges if r.topic == topic]
+    context = RunContext(settings, spark, log, report.run_id, catalog, registry)
+    staged = _run_passes(context, work, reports, console)
+    report.topics = [reports[t] for t in sorted(reports)]
+    crash_point("after_staging")
+    _commit(log, last, report, staged, plan.ranges, work, ids, signatures, kafka.cluster_id)
+    forget_cached_tables(spark)
+
+
+def _schemas_signature(values: SubjectSchemas, keys: SubjectSchemas | None, settings: LoaderSettings) -> str:
+    """What a table was made to hold: the latest value and key schema ids, and the time partitioning."""
+    key = keys.latest_id if keys else "-"
+    return f"value {values.latest_id}, key {key}, {settings.partition_granularity}"
+
+
+def _describe_ranges(report: TopicReport, ranges: list[OffsetRange]) -> None:
+    report.partitions = len(ranges)
+    report.offsets = {r.partition: (r.start, r.end) for r in ranges}
+    report.lost = sum(r.lost for r in ranges)
+    report.remaining = sum(r.remaining for r in ranges)
+    if report.lost:
+        report.reason = f"{report.lost} record(s) deleted by retention before they were loaded"
+
+
+def _run_passes(
+    context: RunContext, work: list[TopicWork], reports: dict[str, TopicReport], console: Console
+) -> list[StagedTable]:
+    """The topics' passes, several at a time, each thread in a scheduler pool of its own so that small
+    topics' jobs run beside a big topic's instead of queueing behind it; results in topic order."""
+    spark = context.spark
+    with (
+        Progress(console=console, transient=True) as progress,
+        ThreadPoolExecutor(context.settings.topic_threads, "loader-topic") as pool,
+    ):
+        task = progress.add_task(f"loading {len(work)} topic(s)", total=len(work))
+
+        def load(item: TopicWork) -> list[StagedTable]:
+            spark.sparkContext.setLocalProperty("spark.scheduler.pool", threading.current_thread().name)
             try:
-                return _load_topic(
-                    settings,
-                    spark,
-                    log,
-                    report.run_id,
-                    raw,
-                    _TopicWork(
-                        schemas[topic],
-                        key_schemas.get(topic),
-                        topic_ranges,
-                        read_per_window.get(topic, _WindowCounts()),
-                        skip_tombstones=topic in skip_tombstones,
-                    ),
-                    reports[topic],
-                    shared,
-                )
+                return load_topic(context, item, reports[item.topic])
             finally:
                 progress.advance(task)
 
-        # Topics in parallel, results (and so the manifest) in topic order.
-        saved_ids = dict(last.topic_ids)
-        for topic, topic_staged in zip(schemas, pool.map(load, schemas), strict=True):
-            staged += topic_staged
-            if reports[topic].status != "failed":
-                new_offsets.update({(r.topic, r.partition): r.end for r in ranges if r.topic == topic})
-                saved_ids.update({topic: ids[topic]} if topic in ids else {})
-            elif topic in recreated:  # its old offsets stay, and the next run finds it recreated again
-                new_offsets.update({tp: o for tp, o in saved.items() if tp[0] == topic})
-    report.topics = [reports[t] for t in sorted(reports)]
-    crash_point("after_staging")
-    identity_changed = (last.cluster_id, last.topic_ids) != (kafka.cluster_id, saved_ids)
-    if new_offsets != saved or staged or identity_changed:
-        audit_files = _stage_audit(log, report)
-        log.commit(
-            Manifest(
-                last.seq + 1,
-                report.run_id,
-                new_offsets,
-                staged,
-                audit_files,
-                cluster_id=kafka.cluster_id,
-                topic_ids=saved_ids,
-            )
+        return [staged for result in pool.map(load, work) for staged in result]
+
+
+def _commit(
+    log: CommitLog,
+    last: Manifest,
+    report: RunReport,
+    staged: list[StagedTable],
+    ranges: list[OffsetRange],
+    work: list[TopicWork],
+    ids: dict[str, str],
+    signatures: dict[str, str],
+    cluster_id: str,
+) -> None:
+    """The run's manifest, then the commit point. Topics that did not fail advance their offsets and
+    record their topic ids and, if their pass made sure of their table, its schemas; a failed topic keeps
+    what the last commit saved."""
+    failed = {t.topic for t in report.topics if t.status == "failed"}
+    recreated = {t.topic for t in report.topics if any(" recreated: " in n for n in t.notes)}
+    offsets = {tp: o for tp, o in last.offsets.items() if tp[0] not in recreated - failed}
+    offsets.update({(r.topic, r.partition): r.end for r in ranges if r.topic not in failed})
+    topic_ids = {**last.topic_ids, **{t: i for t, i in ids.items() if t not in failed}}
+    table_schemas = {
+        **last.table_schemas,
+        **{w.topic: signatures[w.topic] for w in work if w.topic not in failed},
+    }
+    unchanged = (last.cluster_id, last.topic_ids, last.table_schemas) == (
+        cluster_id,
+        topic_ids,
+        table_schemas,
+    )
+    if offsets == last.offsets and not staged and unchanged:
+        return
+    log.commit(
+        Manifest(
+            last.seq + 1,
+            report.run_id,
+            offsets,
+            staged,
+            _stage_audit(log, report),
+            cluster_id=cluster_id,
+            topic_ids=topic_ids,
+            table_schemas=table_schemas,
         )
+    )
 
 
 def _stage_audit(log: CommitLog, report: RunReport) -> list[tuple[str, str]]:
@@ -280,202 +316,3 @@ def _stage_audit(log: CommitLog, report: RunReport) -> list[tuple[str, str]]:
     staged = f"{log.staging_dir(report.run_id)}/audit.json"
     log.store.write_text(staged, audit_record(report.run_id, counts), overwrite=True)
     return [(staged, audit_path(log.store, report.run_id))]
-
-
-def _read(spark: SparkSession, settings: LoaderSettings, ranges: list[OffsetRange]) -> DataFrame | None:
-    """One read of every range, split or merged into a fixed number of tasks, kept for the topics' passes."""
-    tasks = task_count(ranges, settings.records_per_task, settings.task_pool_size)
-    if tasks == 0:
-        return None
-    frame = (
-        spark.read.format("kafka")
-        .option("kafka.bootstrap.servers", settings.bootstrap_servers)
-        # Committed records only: an aborted transaction's records are never loaded, and the planned
-        # end offsets are last stable offsets, so no open transaction is read half.
-        .option("kafka.isolation.level", "read_committed")
-        .option("includeHeaders", "true")
-        .options(**kafka_source_options(ranges))
-        .option("minPartitions", str(tasks))
-        .load()
-    )
-    if frame.rdd.getNumPartitions() > tasks:
-        frame = frame.coalesce(tasks)  # many small partitions share a task instead of one task each
-    return frame.persist(CACHE_LEVEL)
-
-
-@dataclass
-class _WindowCounts:
-    """What a topic's ranges held, per 10-minute window of record time: every record read, and the
-    tombstones among them."""
-
-    records: dict[str, int] = field(default_factory=dict)
-    tombstones: dict[str, int] = field(default_factory=dict)
-
-
-def _counts_per_window(raw: DataFrame | None) -> dict[str, _WindowCounts]:
-    """Records (and tombstones) read per topic and window, for the audit: one job for the run, counted
-    before decoding, so that a topic's own pass is the single job that writes it."""
-    if raw is None:
-        return {}
-    found: dict[str, _WindowCounts] = {}
-    grouped = raw.groupBy("topic", window_of(F.col("timestamp")).alias("window")).agg(
-        F.count(F.lit(1)).alias("records"), F.count_if(F.col("value").isNull()).alias("tombstones")
-    )
-    for row in grouped.orderBy("topic", "window").collect():
-        counts = found.setdefault(row["topic"], _WindowCounts())
-        counts.records[row["window"]] = int(row["records"])
-        if row["tombstones"]:
-            counts.tombstones[row["window"]] = int(row["tombstones"])
-    return found
-
-
-@dataclass(frozen=True)
-class _TopicWork:
-    """What one topic's pass loads: its schemas, its ranges and what they held."""
-
-    values: SubjectSchemas
-    keys: SubjectSchemas | None
-    ranges: list[OffsetRange]
-    read: _WindowCounts
-    skip_tombstones: bool = False
-
-
-@dataclass
-class _SharedClients:
-    """What the topics' threads share: the metastore, whose table DDL goes one topic at a time (two
-    topics creating the quarantine table at once would collide), and the registry's HTTP session."""
-
-    registry: RegistryClient
-    catalog_lock: threading.Lock = field(default_factory=threading.Lock)
-    registry_lock: threading.Lock = field(default_factory=threading.Lock)
-
-
-def _load_topic(
-    settings: LoaderSettings,
-    spark: SparkSession,
-    log: CommitLog,
-    run_id: str,
-    raw: DataFrame | None,
-    work: _TopicWork,
-    report: TopicReport,
-    shared: _SharedClients,
-) -> list[StagedTable]:
-    started = time.monotonic()
-    subject, ranges = work.values, work.ranges
-    topic = subject.subject.removesuffix("-value")
-    table = report.table or ""
-    report.partitions = len(ranges)
-    report.offsets = {r.partition: (r.start, r.end) for r in ranges}
-    report.lost = sum(r.lost for r in ranges)
-    if report.lost:
-        report.reason = f"{report.lost} record(s) deleted by retention before they were loaded"
-    to_read = sum(r.span for r in ranges)
-    source = raw.where(F.col("topic") == topic) if raw is not None and to_read else None
-    if source is None:
-        source = spark.createDataFrame([], KAFKA_COLUMNS)
-    try:
-        decoded = decode(source, subject, work.keys)
-        good = good_rows(decoded)
-        if work.skip_tombstones:
-            good = good.where(~F.col("_kafka_deleted"))
-        clash = sorted(set(METADATA_COLUMNS) & set(user_fields(decoded)))
-        if clash:
-            raise ValueError(
-                f"field(s) {', '.join(clash)} clash with the loader's metadata columns; rename them"
-            )
-        with shared.catalog_lock:
-            current = table_data_schema(spark, table) if spark.catalog.tableExists(table) else None
-            table_schema, shape = fit_unions(current, good.schema)
-            data_schema = with_column_metadata(
-                table_schema,
-                column_comments(subject.latest_schema),
-                {**existence_defaults(subject.latest_schema), **METADATA_DEFAULTS},
-            )
-            state = ensure_table(spark, table, data_schema, settings.partition_granularity)
-        report.table_action = state.action
-        report.table_changes = [c.describe() for c in state.changes if c.kind != "kept_removed"]
-        crash_point("after_table_ready")
-        if not to_read:
-            report.status = "up to date"
-            return []
-        report.windows = work.read.records
-        report.tombstones = sum(work.read.tombstones.values())
-        if work.skip_tombstones:
-            report.skipped_windows = work.read.tombstones
-        written = Observation(f"loader_written_{uuid.uuid4().hex}")  # unique: topics run side by side
-        rows = good.observe(written, F.count(F.lit(1)).alias("rows"))
-        if shape is not None:
-            rows = reshape(rows, shape)
-        staged = [_stage(log, run_id, table, state.location, rows, settings)]
-        report.records = int(written.get["rows"])
-        report.quarantined = sum(work.read.records.values()) - report.records - report.skipped
-        if report.quarantined:
-            # Bad records are rare: decoded again rather than every topic's rows kept for them.
-            # On the driver: one registry look-up per distinct foreign id.
-            foreign = foreign_schema_ids(decoded, subject, MAX_ID_LOOKUPS)
-            with shared.registry_lock:
-                reasons = {i: describe_foreign_id(shared.registry, i, subject.subject) for i in foreign}
-            bad = with_reasons_by_id(bad_rows(decoded), subject, reasons)
-            staged.append(_stage_quarantine(spark, log, run_id, topic, bad, settings, shared.catalog_lock))
-        return [s for s in staged if s.files]
-    except (UnrepresentableChange, ValueError) as exc:
-        report.status = "failed"
-        report.reason = f"{topic}: {exc}"
-        return []
-    except Exception as exc:  # one topic's failure must not stop the others
-        report.status = "failed"
-        report.reason = f"{topic}: {type(exc).__name__}: {str(exc).splitlines()[0][:500]}"
-        return []
-    finally:
-        report.seconds = round(time.monotonic() - started, 2)
-
-
-def _stage(
-    log: CommitLog,
-    run_id: str,
-    table: str,
-    location: str,
-    rows: DataFrame,
-    settings: LoaderSettings,
-    stage_name: str | None = None,
-    timestamp_column: str = "_kafka_timestamp",
-) -> StagedTable:
-    """Writes the rows as ORC files under the run's staging directory, partitioned like the table."""
-    directory = f"{log.staging_dir(run_id)}/{stage_name or table}"
-    staging_fs, table_fs = log.store.file_system(directory), log.store.file_system(location)
-    if staging_fs != table_fs:
-        # Checked before anything is written: after the commit point a move that cannot happen would
-        # stop every later run at recovery.
-        raise ValueError(
-            f"table {table} is on {table_fs} but the loader's state directory is on {staging_fs}; files "
-            "reach their tables by rename, which needs one file system: set --state-dir on the table's"
-        )
-    granularity = settings.partition_granularity
-    partitioned = rows.withColumns(partition_values(F.col(timestamp_column), granularity))
-    partitioned.write.format("orc").partitionBy(*partition_columns(granularity)).mode("overwrite").save(
-        directory
-    )
-    files = log.store.list_files(directory)
-    moves = [(f, final_file_name(f, directory, location, run_id)) for f in files]
-    specs = {
-        tuple(sorted(partition_spec(posixpath.dirname(relative_to(f, directory))).items())) for f in files
-    }
-    return StagedTable(table, moves, [dict(spec) for spec in sorted(specs)])
-
-
-def _stage_quarantine(
-    spark: SparkSession,
-    log: CommitLog,
-    run_id: str,
-    topic: str,
-    rows: DataFrame,
-    settings: LoaderSettings,
-    catalog_lock: threading.Lock,
-) -> StagedTable:
-    """Bad records go to the database's quarantine table, staged per topic so topics never overwrite
-    each other's staging."""
-    table = f"{settings.database}.{QUARANTINE_TABLE}"
-    rows = rows.withColumn("run_id", F.lit(run_id))
-    with catalog_lock:
-        state = ensure_table(spark, table, rows.schema, settings.partition_granularity)
-    return _stage(log, run_id, table, state.location, rows, settings, f"{table}/{topic}", "timestamp")

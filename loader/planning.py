@@ -30,6 +30,7 @@ class OffsetRange:
     start: int
     end: int
     lost: int = 0
+    remaining: int = 0  # offsets past `end` that Kafka already has: left to later runs by the bound
 
     @property
     def span(self) -> int:
@@ -68,6 +69,7 @@ def plan_ranges(
     watermarks: Mapping[TopicPartition, Watermarks],
     saved_topic_ids: Mapping[str, str] | None = None,
     topic_ids: Mapping[str, str] | None = None,
+    max_offsets_per_partition: int | None = None,
 ) -> Plan:
     """One range per partition Kafka has now; new partitions start at the earliest offset Kafka holds.
 
@@ -78,6 +80,9 @@ def plan_ranges(
     offset above the end is taken for the same. With the same id, an end below the saved offset is a
     truncated log (an unclean leader election): reading goes on from the new end, and the offsets that
     may come twice are named.
+
+    With `max_offsets_per_partition`, a run reads at most that many offsets of each partition (a first run
+    over days of backlog commits in bounded steps); the rest is `remaining`, for the next run.
     """
     saved_topic_ids, topic_ids = saved_topic_ids or {}, topic_ids or {}
     ranges, discontinuities = [], []
@@ -95,7 +100,10 @@ def plan_ranges(
         elif start < marks.earliest:
             lost = marks.earliest - start
             start = marks.earliest
-        ranges.append(OffsetRange(topic, partition, start, marks.end, lost))
+        end = marks.end
+        if max_offsets_per_partition is not None:
+            end = min(end, start + max_offsets_per_partition)
+        ranges.append(OffsetRange(topic, partition, start, end, lost, remaining=marks.end - end))
     return Plan(ranges, discontinuities)
 
 
@@ -116,15 +124,19 @@ def kafka_source_options(ranges: Iterable[OffsetRange]) -> dict[str, str]:
     }
 
 
+# Below this many offsets per task, splitting a topic's read costs more in task overhead than it saves.
+MIN_OFFSETS_PER_TASK = 50_000
+
+
 def task_count(ranges: Iterable[OffsetRange], records_per_task: int, pool_size: int) -> int:
-    """How many Spark tasks read the ranges: enough that none reads more than `records_per_task`
-    records, at least `pool_size` so the pool is used, and never one task per tiny partition.
+    """How many Spark tasks read one topic's ranges: enough that none reads more than `records_per_task`
+    offsets, up to `pool_size` for a topic big enough to keep the pool busy, and one for a small topic.
 
     Spark's Kafka source splits large partitions into offset sub-ranges when asked for more tasks than
-    partitions (`minPartitions`) and lets one task read one partition otherwise; this number is what it
-    is asked for.
+    partitions (`minPartitions`) and gives each partition a task of its own otherwise; this number is what
+    it is asked for.
     """
     total = sum(r.span for r in ranges)
     if total == 0:
         return 0
-    return max(pool_size, -(-total // records_per_task))
+    return max(-(-total // records_per_task), min(pool_size, -(-total // MIN_OFFSETS_PER_TASK)))

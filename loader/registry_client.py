@@ -34,12 +34,13 @@ class RegistryClient:
         self.session = requests.Session()
         self.session.headers["Accept"] = "application/vnd.schemaregistry.v1+json, application/json"
 
-    def _get(self, path: str, **params: str) -> object:
+    def _get(self, path: str, absent: tuple[int, ...] = (404,), **params: str) -> object:
+        """The JSON answer; None when the status is one of `absent` (nothing there)."""
         try:
             response = self.session.get(f"{self.url}{path}", params=params, timeout=self.timeout_s)
         except requests.RequestException as exc:
             raise RegistryUnavailable(f"schema registry at {self.url} did not answer: {exc}") from exc
-        if response.status_code == 404:
+        if response.status_code in absent:
             return None
         if response.status_code != 200:
             raise RegistryUnavailable(
@@ -73,6 +74,30 @@ class RegistryClient:
         writers[int(latest["id"])] = latest_schema
         return SubjectSchemas(subject, int(latest["id"]), latest_schema, writers)
 
+    def all_subject_schemas(self, subjects: set[str]) -> dict[str, SubjectSchemas]:
+        """Every subject's schemas, in two requests however many subjects there are: `GET /schemas`
+        with soft-deleted versions (the writer schemas), and with `latestOnly` (each subject's latest live
+        version). A registry without `GET /schemas` is asked subject by subject."""
+        unsupported = (404, 405, 501)  # registries that do not serve the list answer one of these
+        every = self._get("/schemas", unsupported, deleted="true")
+        latest = self._get("/schemas", unsupported, latestOnly="true") if isinstance(every, list) else None
+        if not isinstance(every, list) or not isinstance(latest, list):
+            found = {subject: self.subject_schemas(subject) for subject in sorted(subjects)}
+            return {subject: schemas for subject, schemas in found.items() if schemas is not None}
+        writers: dict[str, dict[int, str]] = {}
+        for version in every:
+            if _is_avro(version):
+                subject_writers = writers.setdefault(str(version["subject"]), {})
+                subject_writers[int(version["id"])] = _compact(version["schema"])
+        result = {}
+        for version in latest:
+            subject = str(version["subject"])
+            if subject in subjects and _is_avro(version):
+                latest_schema = _compact(version["schema"])
+                schemas = {**writers.get(subject, {}), int(version["id"]): latest_schema}
+                result[subject] = SubjectSchemas(subject, int(version["id"]), latest_schema, schemas)
+        return result
+
     def schema_usages(self, schema_id: int) -> list[tuple[str, int]]:
         """The (subject, version) pairs registered with this id, deleted ones included; [] when the
         registry does not know the id."""
@@ -91,6 +116,10 @@ def describe_foreign_id(registry: RegistryClient, schema_id: int, subject: str) 
         return f"schema id {schema_id} is unknown to the registry (not a version of subject {subject})"
     named = ", ".join(f"{s} version {v}" for s, v in usages)
     return f"schema id {schema_id} belongs to another subject ({named}), not to subject {subject}"
+
+
+def _is_avro(version: object) -> bool:
+    return isinstance(version, dict) and version.get("schemaType", "AVRO") == "AVRO" and "subject" in version
 
 
 def _compact(schema: str) -> str:

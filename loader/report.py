@@ -31,6 +31,7 @@ class TopicReport:
     quarantined: int = 0
     tombstones: int = 0  # records without a value read (loaded as deletion rows unless skipped)
     lost: int = 0
+    remaining: int = 0  # offsets Kafka has past this run's end, left by the per-partition bound
     table_action: str | None = None  # created, evolved, unchanged
     table_changes: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what the operator must know: a recreated topic...
@@ -65,6 +66,14 @@ class RunReport:
         path.write_text(self.to_json() + "\n")
 
 
+def write_json(reports: list[RunReport], path: Path) -> None:
+    """One run's report as it is; the runs of `--until-caught-up` as `{"runs": [...]}`, in order."""
+    if len(reports) == 1:
+        reports[0].write_json(path)
+        return
+    path.write_text(json.dumps({"runs": [json.loads(r.to_json()) for r in reports]}, indent=2) + "\n")
+
+
 def _offsets(topic: TopicReport) -> str:
     if not topic.offsets:
         return "-"
@@ -94,9 +103,9 @@ def render(report: RunReport, console: Console) -> None:
     table.add_column("seconds", justify="right")
     styles = {"loaded": "green", "up to date": "dim", "skipped": "yellow", "failed": "bold red"}
     for topic in report.topics:
-        status = "; ".join(
-            [topic.status if topic.reason is None else f"{topic.status}: {topic.reason}", *topic.notes]
-        )
+        more = [f"{topic.remaining} more offset(s) left for the next run"] if topic.remaining else []
+        reason = topic.status if topic.reason is None else f"{topic.status}: {topic.reason}"
+        status = "; ".join([reason, *topic.notes, *more])
         change = topic.table_action or ""
         if topic.table_changes:
             change += " (" + "; ".join(topic.table_changes) + ")"

@@ -1,5 +1,6 @@
-"""The Hive/Spark tables the loader owns: created on first sight, evolved with their schema, and given
-their new partitions once the files are in place. Stored as ORC (see `loader.table_evolution` for why)."""
+"""The Hive/Spark tables the loader owns: their time partitions, their columns' metadata, and the
+registration of new partitions once the files are in place. Stored as ORC (see `loader.table_evolution`
+for why); created and evolved through `loader.table_catalog`."""
 
 from __future__ import annotations
 
@@ -8,11 +9,10 @@ from typing import Literal
 
 from pyspark.sql import Column, SparkSession
 from pyspark.sql import functions as F
-from pyspark.sql.types import StringType, StructField, StructType
+from pyspark.sql.types import StructField, StructType
 
 from loader.column_defaults import EXISTS_DEFAULT
-from loader.table_alter import replace_data_columns, table_data_schema
-from loader.table_evolution import ColumnChange, plan_evolution
+from loader.table_evolution import ColumnChange
 
 Granularity = Literal["day", "hour"]
 TABLE_FORMAT = "orc"
@@ -52,26 +52,6 @@ def with_column_metadata(
     return StructType(fields)
 
 
-def ensure_table(
-    spark: SparkSession, qualified_name: str, data_schema: StructType, granularity: Granularity
-) -> TableState:
-    """Creates the table, or evolves its columns to hold `data_schema` (raises UnrepresentableChange).
-
-    The database exists: each run claims it first (`loader.warehouse_layout`)."""
-    if not spark.catalog.tableExists(qualified_name):
-        partitions = [StructField(name, StringType(), True) for name in partition_columns(granularity)]
-        empty = spark.createDataFrame([], StructType([*data_schema.fields, *partitions]))
-        empty.write.format(TABLE_FORMAT).partitionBy(*partition_columns(granularity)).saveAsTable(
-            qualified_name
-        )
-        return TableState("created", table_location(spark, qualified_name))
-    plan = plan_evolution(table_data_schema(spark, qualified_name), data_schema)
-    if plan.needs_alter:
-        replace_data_columns(spark, qualified_name, plan.schema)
-        return TableState("evolved", table_location(spark, qualified_name), plan.changes)
-    return TableState("unchanged", table_location(spark, qualified_name))
-
-
 def table_location(spark: SparkSession, qualified_name: str) -> str:
     database, _, table = qualified_name.partition(".")
     identifier = spark._jvm.org.apache.spark.sql.catalyst.TableIdentifier(
@@ -82,11 +62,47 @@ def table_location(spark: SparkSession, qualified_name: str) -> str:
 
 
 def add_partitions(spark: SparkSession, qualified_name: str, partitions: list[dict[str, str]]) -> None:
-    """Registers partitions in the metastore (those that exist already are left as they are)."""
+    """Registers partitions in the metastore, all of a table's in one call (those that exist already are
+    left as they are). Straight through the external catalog: `ALTER TABLE ... ADD PARTITION` would parse,
+    analyse, refresh the table and touch its statistics, several metastore round trips per table. Readers
+    in this session see the partitions after `forget_cached_tables`."""
     if not partitions:
         return
-    specs = " ".join(
-        "PARTITION (" + ", ".join(f"`{k}` = '{v}'" for k, v in spec.items()) + ")" for spec in partitions
+    jvm = spark._jvm
+    catalog = spark._jsparkSession.sessionState().catalog().externalCatalog()
+    database, _, table = qualified_name.partition(".")
+    storage = catalog.getTable(database, table).storage()
+    location = str(storage.locationUri().get().toString()).rstrip("/")
+    catalog_types = jvm.org.apache.spark.sql.catalyst.catalog
+    to_map, to_seq = (
+        jvm.org.apache.spark.api.python.PythonUtils.toScalaMap,
+        jvm.org.apache.spark.api.python.PythonUtils.toSeq,
     )
-    spark.sql(f"ALTER TABLE {qualified_name} ADD IF NOT EXISTS {specs}")
-    spark.catalog.refreshTable(qualified_name)
+    created = []
+    for spec in partitions:
+        directory = "/".join(f"{key}={value}" for key, value in spec.items())
+        partition_storage = catalog_types.CatalogStorageFormat(
+            jvm.scala.Some(jvm.java.net.URI(f"{location}/{directory}")),
+            storage.inputFormat(),
+            storage.outputFormat(),
+            storage.serde(),
+            storage.compressed(),
+            storage.properties(),
+        )
+        created.append(
+            catalog_types.CatalogTablePartition(
+                to_map(spec),
+                partition_storage,
+                to_map({}),
+                jvm.System.currentTimeMillis(),
+                -1,
+                jvm.scala.Option.empty(),
+            )
+        )
+    catalog.createPartitions(database, table, to_seq(created), True)
+
+
+def forget_cached_tables(spark: SparkSession) -> None:
+    """Drops what this session remembers of every table (relations, file listings): one call after a
+    commit instead of a metastore round trip per table."""
+    spark._jsparkSession.sessionState().catalog().invalidateAllCachedTables()

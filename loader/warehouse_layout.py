@@ -78,6 +78,17 @@ def metastore_locations(spark: SparkSession, store: StateStore, database: str) -
     return Locations(database_at, found)
 
 
+def raise_misplaced_tables(
+    database: str, store: StateStore, warehouse: str, tables: Mapping[str, str]
+) -> None:
+    """Raises WarehouseMismatch when one of `tables` (name -> qualified location, from the run's own view
+    of the metastore) lies outside the database's directory in this warehouse."""
+    expected = store.qualified(expected_database_location(warehouse, database))
+    problems = layout_problems(database, warehouse, expected, Locations(expected, tables))
+    if problems:
+        raise WarehouseMismatch(" ".join(problems))
+
+
 def check_layout(spark: SparkSession, store: StateStore, warehouse: str, database: str) -> str:
     """Raises WarehouseMismatch when the metastore has the database or a table of it outside this
     warehouse; returns the database's expected location."""
@@ -89,6 +100,15 @@ def check_layout(spark: SparkSession, store: StateStore, warehouse: str, databas
 
 
 def claim_database(spark: SparkSession, store: StateStore, warehouse: str, database: str) -> None:
-    """Checks the layout (see `check_layout`), then creates the database in this warehouse if needed."""
-    expected = check_layout(spark, store, warehouse, database)
+    """Checks that the metastore has the database in this warehouse (raises WarehouseMismatch), or
+    creates it there. A run checks the tables it writes itself (`raise_misplaced_tables`), from the one
+    metastore request it makes for them anyway."""
+    expected = store.qualified(expected_database_location(warehouse, database))
+    catalog = spark._jsparkSession.sessionState().catalog().externalCatalog()
+    if catalog.databaseExists(database):
+        found = Locations(store.qualified(str(catalog.getDatabase(database).locationUri().toString())), {})
+        problems = layout_problems(database, warehouse, expected, found)
+        if problems:
+            raise WarehouseMismatch(" ".join(problems))
+        return
     spark.sql(f"CREATE DATABASE IF NOT EXISTS `{database}` LOCATION '{expected}'")

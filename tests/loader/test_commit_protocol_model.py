@@ -16,6 +16,7 @@ def test_manifest_round_trip() -> None:
         extra_files=[("/s/audit.json", "/state/audit/r.json")],
         cluster_id="MkU3OEVBNTcwNTJENDM2Qg",
         topic_ids={"page.views": "aRVr5cXBQzCcTuJ4-5vc0A"},
+        table_schemas={"page.views": "value 12, key -, hour"},
     )
     assert Manifest.from_json(manifest.to_json()) == manifest
 

@@ -71,9 +71,22 @@ def test_source_options_are_numeric_and_skip_empty_ranges() -> None:
     assert "latest" not in options["endingOffsets"]
 
 
-def test_task_count_uses_the_pool_for_small_work_and_splits_large_work() -> None:
-    small = [OffsetRange(f"t{i}", 0, 0, 5) for i in range(200)]  # 200 tiny topics
-    assert task_count(small, records_per_task=1000, pool_size=4) == 4
-    large = [OffsetRange("big", 0, 0, 10_000)]
-    assert task_count(large, records_per_task=1000, pool_size=4) == 10
+def test_a_small_topic_is_one_task_a_big_one_fills_the_pool_and_a_huge_one_is_split() -> None:
+    assert (
+        task_count([OffsetRange("t", p, 0, 500) for p in range(3)], records_per_task=500_000, pool_size=4)
+        == 1
+    )
+    assert task_count([OffsetRange("t", 0, 0, 120_000)], records_per_task=500_000, pool_size=4) == 3
+    assert task_count([OffsetRange("t", 0, 0, 1_000_000)], records_per_task=500_000, pool_size=4) == 4
+    assert task_count([OffsetRange("t", 0, 0, 10_000_000)], records_per_task=500_000, pool_size=4) == 20
     assert task_count([OffsetRange("a", 0, 3, 3)], records_per_task=1000, pool_size=4) == 0
+
+
+def test_the_bound_per_partition_leaves_the_rest_to_later_runs() -> None:
+    marks = {("a", 0): Watermarks(0, 2_500), ("a", 1): Watermarks(0, 700), ("b", 0): Watermarks(100, 5_000)}
+    plan = plan_ranges({("b", 0): 4_500}, marks, max_offsets_per_partition=1_000)
+    assert plan.ranges == [
+        OffsetRange("a", 0, 0, 1_000, remaining=1_500),
+        OffsetRange("a", 1, 0, 700),
+        OffsetRange("b", 0, 4_500, 5_000),
+    ]

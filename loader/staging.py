@@ -1,0 +1,51 @@
+"""Writing a run's rows to its staging directory, and what the commit must do with them.
+
+The commit (`loader.commit_protocol`) moves each staged file to its table and registers the partitions the
+manifest lists. Only partitions that are new are listed: a partition directory that exists in the table
+already was registered by the commit that created it (a run first completes every committed manifest,
+so none is left half applied), and registering it again is a metastore round trip per table and run,
+the biggest cost of a run over many quiet-ish topics.
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from loader.commit_protocol import StagedTable, final_file_name, partition_spec, relative_to
+from loader.state_store import StateStore
+from loader.tables import Granularity, partition_columns, partition_values
+
+
+def stage_rows(
+    store: StateStore,
+    directory: str,
+    table: str,
+    location: str,
+    rows: DataFrame,
+    granularity: Granularity,
+    run_id: str,
+    timestamp_column: str = "_kafka_timestamp",
+) -> StagedTable:
+    """Writes the rows as ORC files under `directory`, partitioned like the table; names each file's
+    final place in the table and the partitions the table does not have yet."""
+    staging_fs, table_fs = store.file_system(directory), store.file_system(location)
+    if staging_fs != table_fs:
+        # Checked before anything is written: after the commit point a move that cannot happen would
+        # stop every later run at recovery.
+        raise ValueError(
+            f"table {table} is on {table_fs} but the loader's state directory is on {staging_fs}; files "
+            "reach their tables by rename, which needs one file system: set --state-dir on the table's"
+        )
+    partitioned = rows.withColumns(partition_values(F.col(timestamp_column), granularity))
+    # The directory is the run's own: a run's staging is deleted before the next one starts.
+    partitioned.write.format("orc").partitionBy(*partition_columns(granularity)).mode("errorifexists").save(
+        directory
+    )
+    files = store.list_files(directory)
+    moves = [(f, final_file_name(f, directory, location, run_id)) for f in files]
+    directories = sorted({posixpath.dirname(relative_to(f, directory)) for f in files})
+    new = [d for d in directories if not store.exists(posixpath.join(location.rstrip("/"), d))]
+    return StagedTable(table, moves, [partition_spec(d) for d in new])

@@ -1,0 +1,95 @@
+"""The metastore as one run sees it: the tables the run writes, fetched in one call, kept current by the
+run's own DDL.
+
+A metastore round trip costs milliseconds (tens on a busy one), and a run over a thousand topics used to
+make several per topic (does the table exist, what are its columns, where is it) even when nothing about
+the table changed. The run now asks once, for the tables it will write, and afterwards only creates or
+alters what must change. Table DDL goes one table at a time (two topics creating the quarantine table at
+once would collide), under the catalog's lock.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from pyspark.sql import SparkSession
+from pyspark.sql.types import StringType, StructField, StructType
+
+from loader.state_store import StateStore
+from loader.table_alter import replace_data_columns
+from loader.table_evolution import plan_evolution
+from loader.tables import TABLE_FORMAT, Granularity, TableState, partition_columns
+
+
+@dataclass(frozen=True)
+class KnownTable:
+    data_schema: StructType  # the data columns (partition columns left out)
+    location: str  # qualified (`file:/x`, `hdfs://nn:8020/x`)
+
+
+class TableCatalog:
+    def __init__(self, spark: SparkSession, store: StateStore, database: str) -> None:
+        self.spark = spark
+        self.store = store
+        self.database = database
+        self.lock = threading.Lock()
+        self._tables: dict[str, KnownTable | None] = {}
+        self._external = spark._jsparkSession.sessionState().catalog().externalCatalog()
+
+    def load(self, tables: Iterable[str]) -> None:
+        """Fetches the tables (unqualified names) that exist among `tables`, in one metastore call."""
+        wanted = sorted(set(tables) - set(self._tables))
+        if not wanted:
+            return
+        self._tables.update(dict.fromkeys(wanted))
+        names = self.spark._jvm.org.apache.spark.api.python.PythonUtils.toSeq(wanted)
+        found = self._external.getTablesByName(self.database, names)
+        for i in range(found.size()):
+            self._remember(found.apply(i))
+
+    def _remember(self, table) -> None:  # type: ignore[no-untyped-def]
+        location = table.storage().locationUri()
+        self._tables[str(table.identifier().table())] = KnownTable(
+            StructType.fromJson(json.loads(table.dataSchema().json())),
+            self.store.qualified(str(location.get().toString())) if location.isDefined() else "",
+        )
+
+    def locations(self) -> dict[str, str]:
+        """Where each known table's files are (tables that do not exist yet left out)."""
+        return {name: t.location for name, t in self._tables.items() if t is not None and t.location}
+
+    def data_schema(self, table: str) -> StructType | None:
+        known = self._known(table)
+        return known.data_schema if known else None
+
+    def _known(self, table: str) -> KnownTable | None:
+        if table not in self._tables:
+            self.load([table])
+        return self._tables[table]
+
+    def _refetch(self, table: str) -> KnownTable:
+        self._remember(self._external.getTable(self.database, table))
+        known = self._tables[table]
+        assert known is not None
+        return known
+
+    def ensure(self, table: str, data_schema: StructType, granularity: Granularity) -> TableState:
+        """Creates the table, or evolves its columns to hold `data_schema` (raises UnrepresentableChange);
+        metastore calls only when something changes. Call with `lock` held."""
+        qualified = f"{self.database}.{table}"
+        known = self._known(table)
+        if known is None:
+            partitions = [StructField(name, StringType(), True) for name in partition_columns(granularity)]
+            empty = self.spark.createDataFrame([], StructType([*data_schema.fields, *partitions]))
+            empty.write.format(TABLE_FORMAT).partitionBy(*partition_columns(granularity)).saveAsTable(
+                qualified
+            )
+            return TableState("created", self._refetch(table).location)
+        plan = plan_evolution(known.data_schema, data_schema)
+        if plan.needs_alter:
+            replace_data_columns(self.spark, qualified, plan.schema)
+            return TableState("evolved", self._refetch(table).location, plan.changes)
+        return TableState("unchanged", known.location)

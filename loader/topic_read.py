@@ -1,0 +1,84 @@
+"""Reading one topic's planned ranges from Kafka, and counting what was read as the rows go by.
+
+Each topic's pass reads its own ranges straight from Kafka: a run keeps no copy of what it read, no pass
+scans another topic's records, and Kafka (which holds the records anyway) serves the rare second read
+that collects a topic's bad records. What was read is counted per window in the same job that writes the
+rows (see `loader.window_counts`).
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+
+from pyspark.sql import DataFrame, Observation, SparkSession
+from pyspark.sql import functions as F
+
+from loader.config import LoaderSettings
+from loader.planning import OffsetRange, kafka_source_options, task_count
+from loader.window_counts import HISTOGRAM_BINS, WINDOW_SECONDS, counts_from_histogram, is_exact, summed
+
+
+def read_ranges(spark: SparkSession, settings: LoaderSettings, ranges: list[OffsetRange]) -> DataFrame:
+    """The records of `ranges` (one topic's), committed ones only, with their headers."""
+    tasks = max(1, task_count(ranges, settings.records_per_task, settings.task_pool_size))
+    frame = (
+        spark.read.format("kafka")
+        .option("kafka.bootstrap.servers", settings.bootstrap_servers)
+        # Committed records only: an aborted transaction's records are never loaded, and the planned
+        # end offsets are last stable offsets, so no open transaction is read half.
+        .option("kafka.isolation.level", "read_committed")
+        .option("includeHeaders", "true")
+        .options(**kafka_source_options(ranges))
+        .option("minPartitions", str(tasks))
+        .load()
+    )
+    # A small topic of many partitions is one task (and one file per time partition), not one per partition.
+    return frame.coalesce(tasks)
+
+
+@dataclass
+class ReadCounts:
+    """What a topic's ranges held, per 10-minute window of record time: every record read, and the
+    tombstones among them."""
+
+    records: dict[str, int] = field(default_factory=dict)
+    tombstones: dict[str, int] = field(default_factory=dict)
+
+
+def _window(timestamp: str) -> F.Column:
+    return F.floor(F.unix_seconds(F.col(timestamp)) / WINDOW_SECONDS)
+
+
+class CountedRead:
+    """A read whose records are counted per window by whatever action runs over it first."""
+
+    def __init__(self, frame: DataFrame) -> None:
+        self._plain = frame
+        self._observation = Observation(f"loader_read_{uuid.uuid4().hex}")  # unique: topics run side by side
+        window = _window("timestamp")
+        bins = F.lit(HISTOGRAM_BINS)
+        self.frame = frame.observe(
+            self._observation,
+            F.min(window).alias("lowest"),
+            F.max(window).alias("highest"),
+            F.to_json(F.histogram_numeric(window, bins)).alias("records"),
+            F.to_json(F.histogram_numeric(F.when(F.col("value").isNull(), window), bins)).alias("tombstones"),
+        )
+
+    def counts(self) -> ReadCounts:
+        """The counts, once an action ran over `frame`; exact, or counted again with a GROUP BY over the
+        same ranges when the run's windows are too many for the histogram."""
+        observed = self._observation.get
+        if is_exact(observed["lowest"], observed["highest"]):
+            return ReadCounts(
+                counts_from_histogram(observed["records"]), counts_from_histogram(observed["tombstones"])
+            )
+        grouped = self._plain.groupBy(_window("timestamp").alias("w")).agg(
+            F.count(F.lit(1)).alias("records"), F.count_if(F.col("value").isNull()).alias("tombstones")
+        )
+        rows = grouped.collect()
+        return ReadCounts(
+            summed((int(r["w"]), int(r["records"])) for r in rows),
+            summed((int(r["w"]), int(r["tombstones"])) for r in rows),
+        )

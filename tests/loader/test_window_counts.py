@@ -1,0 +1,29 @@
+"""Counting records per window from the histogram the write job observes (no services)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+from loader.window_counts import HISTOGRAM_BINS, counts_from_histogram, is_exact, window_label
+
+
+def test_a_window_number_is_labelled_by_its_start_in_utc() -> None:
+    moment = datetime(2026, 11, 23, 4, 17, 59, tzinfo=UTC)
+    assert window_label(int(moment.timestamp()) // 600) == "2026-11-23 04:10"
+    assert window_label(0) == "1970-01-01 00:00"
+
+
+def test_bins_of_one_window_from_several_tasks_are_summed() -> None:
+    bins = [{"x": 2_940_000.0, "y": 57.0}, {"x": 2_940_000.0, "y": 29.0}, {"x": 2_940_001.0, "y": 3.0}]
+    assert counts_from_histogram(json.dumps(bins)) == {
+        window_label(2_940_000): 86,
+        window_label(2_940_001): 3,
+    }
+    assert counts_from_histogram(None) == {}  # nothing was read
+
+
+def test_the_histogram_is_exact_only_while_the_windows_fit_its_bins() -> None:
+    assert is_exact(None, None)
+    assert is_exact(100, 100 + HISTOGRAM_BINS - 1)
+    assert not is_exact(100, 100 + HISTOGRAM_BINS)
