@@ -23,6 +23,7 @@ from registry.service import errors
 from registry.service import schemas as schema_logic
 from registry.service.requests import LATEST, SchemaRequest
 from registry.storage import queries as q
+from registry.storage.browsing import BrowsingMixin
 from registry.storage.cache import LRUCache
 from registry.storage.db import Database
 from registry.storage.models import SchemaRecord, SchemaReference, Subject, SubjectVersion
@@ -34,7 +35,7 @@ WRITE_ATTEMPTS = 8
 PARSE_CACHE_MAX_CHARS = 64 * 1024
 
 
-class Registry(SettingsMixin):
+class Registry(SettingsMixin, BrowsingMixin):
     """All operations of the Schema Registry API over one database."""
 
     def __init__(self, database: Database, cache_size: int = 10_000) -> None:
@@ -259,16 +260,11 @@ class Registry(SettingsMixin):
         parsed = self.parse_request(request)
 
         def work(session: Session) -> tuple[str, list[tuple[int, StoredSchema]]]:
-            state = q.state(session)
-            if version is None:
-                row = q.subject(session, subject)
-                level = q.effective_compatibility(state, row)
-                pairs = q.versions_to_check(session, row, level)
-                return level, [(v, self._stored(record)) for v, record in pairs]
             subject_row, found, record = q.version_row(session, subject, version, include_deleted=False)
-            return q.effective_compatibility(state, subject_row), [(found.version, self._stored(record))]
+            level = q.effective_compatibility(q.state(session), subject_row)
+            return level, [(found.version, self._stored(record))]
 
-        level, existing = self._read(work)
+        level, existing = self.compatibility_baseline(subject) if version is None else self._read(work)
         pairs = [(v, self.parsed(stored)) for v, stored in existing]
         return level, schema_logic.conflicts(parsed, pairs, level)
 
