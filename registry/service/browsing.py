@@ -156,9 +156,7 @@ def subject_page(registry: Registry, subject: str, version: int = LATEST) -> Sub
     )
 
 
-def version_diff(
-    registry: Registry, subject: str, old: int | None = None, new: int = LATEST
-) -> VersionDiff:
+def version_diff(registry: Registry, subject: str, old: int | None = None, new: int = LATEST) -> VersionDiff:
     """``new`` against ``old`` (default: the newest version against the one before it)."""
     history = registry.subject_history(subject)
     if len(history.versions) < 2:

@@ -92,8 +92,11 @@ def _display_name(upload_name: str | None) -> str:
     return name[:MAX_DISPLAY_CHARS] or DEFAULT_DISPLAY
 
 
-def baseline(registry: Registry, subject: str) -> Baseline:
-    """The subject's level and the versions a registration would be checked against, from the repository."""
+def baseline(registry: Registry, subject: str, source: str) -> Baseline:
+    """The subject's level and the versions a registration would be checked against, from the repository.
+
+    ``source`` names the registry in the notes, as ``registry check --registry-url`` names it.
+    """
     level, existing = registry.compatibility_baseline(subject)
     versions = tuple(
         PreviousVersion(
@@ -105,9 +108,12 @@ def baseline(registry: Registry, subject: str) -> Baseline:
         )
         for version, stored in existing
     )
-    return Baseline(level=CompatibilityLevel(level), versions=versions, source="this registry")
+    return Baseline(level=CompatibilityLevel(level), versions=versions, source=source)
 
 
-def check_candidate(registry: Registry, candidate: Candidate) -> CandidateCheck:
-    result = check_file(candidate, candidate.text, baseline(registry, candidate.subject))
+def check_candidate(registry: Registry, candidate: Candidate, registry_url: str) -> CandidateCheck:
+    """The check's result and report; ``registry_url`` is how people reach this registry (for the notes)."""
+    result = check_file(
+        candidate, candidate.text, baseline(registry, candidate.subject, f"registry {registry_url}")
+    )
     return CandidateCheck(result, (*format_result(result), format_summary([result])))

@@ -120,14 +120,15 @@ class BrowsingMixin:
     def compatibility_baseline(self, subject: str) -> tuple[str, list[tuple[int, StoredSchema]]]:
         """The subject's level and the live versions a new schema is checked against at that level.
 
-        Exactly what a registration would be checked against: the latest live version, or every live
-        one for a transitive level; none for a subject without versions (or at level NONE).
+        What a registration is checked against: the latest live version, or every live one for a
+        transitive level; none for a subject without versions. At level NONE the latest one still comes
+        back (nothing is compared with it, but the check says so rather than calling the subject new).
         """
 
         def work(session: Session) -> tuple[str, list[tuple[int, StoredSchema]]]:
             row = q.subject(session, subject)
             level = q.effective_compatibility(q.state(session), row)
-            pairs = q.versions_to_check(session, row, level)
+            pairs = q.live_versions(session, row, every=level.endswith("_TRANSITIVE"))
             return level, [(version, self._stored(record)) for version, record in pairs]
 
         return self._read(work)

@@ -148,7 +148,7 @@ def check() -> tuple[str, int]:
         )
     except candidate.CandidateError as exc:
         return render_template("ui/check.html", form=form, outcome=None, error=str(exc)), 422
-    outcome = candidate.check_candidate(_registry(), wanted)
+    outcome = candidate.check_candidate(_registry(), wanted, request.host_url.rstrip("/"))
     if upload_name is not None:
         form["schema"] = wanted.text  # shown in the form, so the next try can start from it
     return render_template("ui/check.html", form=form, outcome=outcome, error=None), 200
