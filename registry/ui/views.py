@@ -90,9 +90,10 @@ def _positive(name: str, default: int) -> int:
     return value
 
 
-def _version_arg(name: str, default: int | None = LATEST) -> int | None:
+def _version_arg(name: str) -> int | None:
+    """A version in the query (a number, ``latest`` or ``-1``), or None when the query has none."""
     raw = request.args.get(name, "").strip()
-    return parse.parse_version(raw) if raw else default
+    return parse.parse_version(raw) if raw else None
 
 
 @bp.get("/")
@@ -108,19 +109,17 @@ def subjects() -> str:
 
 @bp.get("/subjects/<subject:subject>")
 def subject(subject: str) -> str:
-    version = _version_arg("version")
-    assert version is not None
-    page = browsing.subject_page(_registry(), subject, version)
+    page = browsing.subject_page(_registry(), subject, _version_arg("version") or LATEST)
     return render_template("ui/subject.html", page=page)
 
 
 @bp.get("/subjects/<subject:subject>/diff")
 def diff(subject: str) -> tuple[str, int]:
     """Two versions compared; a version that cannot be compared shows the choice again with the reason."""
-    old, new = _version_arg("old", None), _version_arg("new")
-    assert new is not None
     try:
-        found = browsing.version_diff(_registry(), subject, old, new)
+        found = browsing.version_diff(
+            _registry(), subject, _version_arg("old"), _version_arg("new") or LATEST
+        )
     except errors.VersionNotFound as exc:
         history = _registry().subject_history(subject)
         return render_template("ui/diff.html", diff=None, history=history, error=exc.message), 404
