@@ -96,7 +96,7 @@ def backup_document(subjects: int, versions: int) -> dict[str, Any]:
         )
     return {
         "format": backup.FORMAT,
-        "format_version": backup.FORMAT_VERSION,
+        "format_version": 1,  # the first format, which every later registry still imports
         "config": {"compatibility": None, "mode": None},
         "schemas": documents,
         "subjects": subject_rows,

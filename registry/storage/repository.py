@@ -260,11 +260,16 @@ class Registry(SettingsMixin, BrowsingMixin):
         parsed = self.parse_request(request)
 
         def work(session: Session) -> tuple[str, list[tuple[int, StoredSchema]]]:
+            state = q.state(session)
+            if version is None:
+                row = q.subject(session, subject)
+                level = q.effective_compatibility(state, row)
+                pairs = q.versions_to_check(session, row, level)
+                return level, [(v, self._stored(record)) for v, record in pairs]
             subject_row, found, record = q.version_row(session, subject, version, include_deleted=False)
-            level = q.effective_compatibility(q.state(session), subject_row)
-            return level, [(found.version, self._stored(record))]
+            return q.effective_compatibility(state, subject_row), [(found.version, self._stored(record))]
 
-        level, existing = self.compatibility_baseline(subject) if version is None else self._read(work)
+        level, existing = self._read(work)
         pairs = [(v, self.parsed(stored)) for v, stored in existing]
         return level, schema_logic.conflicts(parsed, pairs, level)
 
