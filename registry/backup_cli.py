@@ -8,18 +8,12 @@ from pathlib import Path
 
 import click
 
+from registry.cli_options import DATABASE_URL
 from registry.config import RegistryConfig
-
-_DATABASE_URL = click.option(
-    "--database-url",
-    envvar="REGISTRY_DATABASE_URL",
-    default=None,
-    help="SQLAlchemy URL (default: SQLite file registry.db in the working directory).",
-)
 
 
 @click.command("export")
-@_DATABASE_URL
+@DATABASE_URL
 @click.option(
     "-o",
     "--output",
@@ -54,7 +48,7 @@ def export_command(database_url: str | None, output: Path | None) -> None:
 
 
 @click.command("import")
-@_DATABASE_URL
+@DATABASE_URL
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--force", is_flag=True, help="Replace the contents of a non-empty registry.")
 def import_command(database_url: str | None, file: Path, force: bool) -> None:

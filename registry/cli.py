@@ -1,7 +1,9 @@
 """Command line of the schema registry: `registry --help`.
 
 The group ``main`` only wires commands together; each command is a thin layer over library calls.
-Other command groups attach with one ``main.add_command(...)`` line at the bottom.
+Other command groups attach with one ``main.add_command(...)`` line at the bottom. Imports run one way:
+this module imports the command modules, which share ``registry.cli_options`` and never import this one
+(the command modules import only click at module level, so ``registry --help`` stays fast).
 """
 
 from __future__ import annotations
@@ -12,27 +14,11 @@ import tempfile
 
 import click
 
+from registry.auth.cli import users
+from registry.backup_cli import export_command, import_command
+from registry.cli_options import DATABASE_URL, require_server_packages
 from registry.config import RegistryConfig
-
-DATABASE_URL = click.option(
-    "--database-url",
-    envvar="REGISTRY_DATABASE_URL",
-    default=None,
-    help="SQLAlchemy URL (default: SQLite file registry.db in the working directory).",
-)
-
-
-def require_server_packages() -> None:
-    """The service needs the `registry` extra; `registry check` and `push` need only the core."""
-    import importlib.util
-
-    missing = [
-        name for name in ("flask", "sqlalchemy", "alembic", "gunicorn") if not importlib.util.find_spec(name)
-    ]
-    if missing:
-        raise click.ClickException(
-            f"the registry service needs {', '.join(missing)}: pip install 'avro-pipeline[registry]'"
-        )
+from registry.schema_check.cli import check, push
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -204,18 +190,9 @@ def current(database_url: str | None) -> None:
 
 main.add_command(serve)
 main.add_command(db)
-
-from registry.auth.cli import users  # noqa: E402  (light: imports only click)
-
 main.add_command(users)
-
-from registry.schema_check.cli import check, push  # noqa: E402  (light: imports only click)
-
 main.add_command(check)
 main.add_command(push)
-
-from registry.backup_cli import export_command, import_command  # noqa: E402  (light: imports only click)
-
 main.add_command(export_command)
 main.add_command(import_command)
 

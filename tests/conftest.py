@@ -6,4 +6,5 @@ pytest_plugins = [
     "tests.fixtures.hive_metastore",
     "tests.fixtures.registry_server",
     "tests.fixtures.postgres",
+    "tests.fixtures.browser",
 ]

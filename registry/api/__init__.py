@@ -20,6 +20,7 @@ from registry.observability import install_observability
 from registry.service import requests as parse
 from registry.storage.db import Database
 from registry.storage.repository import Registry
+from registry.ui import install_ui
 
 _KEEP_ENCODED = re.compile(r"%(2[fF]|25)")
 
@@ -93,6 +94,7 @@ def create_app(cfg: RegistryConfig | None = None, registry: Registry | None = No
         app.register_blueprint(module.bp)
     if cfg.auth_enabled:  # without authentication there is no admin to manage users
         app.register_blueprint(users.bp)
+    install_ui(app)  # the page for people at /ui/, beside the API
 
     @app.get("/")
     def root() -> Response:

@@ -6,11 +6,8 @@ import sys
 
 import click
 
+from registry.cli_options import DATABASE_URL, require_server_packages
 from registry.config import RegistryConfig
-
-DATABASE_URL = click.option(
-    "--database-url", envvar="REGISTRY_DATABASE_URL", default=None, help="The registry's database."
-)
 
 
 def _database(database_url: str | None):  # type: ignore[no-untyped-def]
@@ -22,8 +19,6 @@ def _database(database_url: str | None):  # type: ignore[no-untyped-def]
 @click.group()
 def users() -> None:
     """Users of the API when it runs with --auth (roles: read, write on subject prefixes, admin)."""
-    from registry.cli import require_server_packages
-
     require_server_packages()
 
 

@@ -60,8 +60,8 @@ class Requirement:
 # Endpoints that change one subject's versions; with ?permanent=true a delete is an admin's.
 _SUBJECT_WRITES = {"subjects.register", "subjects.delete_subject", "subjects.delete_version"}
 _PERMANENT_CAPABLE = {"subjects.delete_subject", "subjects.delete_version"}
-# POSTs that only read: looking a schema up under a subject, and compatibility checks.
-_READING_POSTS = {"subjects.lookup", "compatibility.check_version", "compatibility.check_all"}
+# POSTs that only read: looking a schema up under a subject, and compatibility checks (the page's too).
+_READING_POSTS = {"subjects.lookup", "compatibility.check_version", "compatibility.check_all", "ui.check"}
 # Reads that only an admin may make: who the users are and what they may do.
 _ADMIN_READS = {"users.list_all"}
 # Paths that answer without credentials: load balancers and Prometheus scrape them, and `/` (an empty

@@ -6,9 +6,11 @@ Avro Java's ``SchemaCompatibility`` applies it (logical types are ignored by the
 underlying type decides). Modules, one job each: ``kinds`` (levels, incompatibility kinds), ``problems``
 (validation errors), ``parsing`` and ``validation`` (text to model, with every check), ``schema_model``,
 ``canonical`` (PCF, fingerprints, identity form), ``rules`` (the resolution rules), ``hints`` (wording),
-``parsed`` (the entry points), ``levels`` (BACKWARD/FORWARD/FULL, transitive or not).
+``parsed`` (the entry points), ``levels`` (BACKWARD/FORWARD/FULL, transitive or not), ``diff`` (what
+changed between two schemas, field by field, for people).
 """
 
+from registry.compatibility.diff import Change, ChangeKind, diff_schemas
 from registry.compatibility.hints import Incompatibility
 from registry.compatibility.kinds import CompatibilityLevel, IncompatibilityKind
 from registry.compatibility.levels import Conflict, check_compatibility
@@ -16,6 +18,8 @@ from registry.compatibility.parsed import ParsedSchema, check_reader_writer, par
 from registry.compatibility.problems import InvalidSchemaError, SchemaProblem
 
 __all__ = [
+    "Change",
+    "ChangeKind",
     "CompatibilityLevel",
     "Conflict",
     "Incompatibility",
@@ -25,5 +29,6 @@ __all__ = [
     "SchemaProblem",
     "check_compatibility",
     "check_reader_writer",
+    "diff_schemas",
     "parse_schema",
 ]

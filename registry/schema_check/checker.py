@@ -13,7 +13,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import Any, Protocol
 
 from registry.compatibility import (
     CompatibilityLevel,
@@ -24,7 +24,6 @@ from registry.compatibility import (
     parse_schema,
 )
 from registry.schema_check import policies
-from registry.schema_check.layout import SchemaFile
 from registry.schema_check.source_positions import Position, SourceIndex
 
 __all__ = [
@@ -34,6 +33,7 @@ __all__ = [
     "Finding",
     "Policies",
     "PreviousVersion",
+    "SchemaSource",
     "Status",
     "check_file",
 ]
@@ -50,6 +50,17 @@ class Status(str, Enum):
     INCOMPATIBLE = "incompatible"
 
 
+class SchemaSource(Protocol):
+    """Where the checked text comes from: a file of the ``schemas/`` layout, or a schema pasted into the
+    registry's page. Results name it by ``display`` and the subject it is checked for."""
+
+    @property
+    def display(self) -> str: ...
+
+    @property
+    def subject(self) -> str: ...
+
+
 @dataclass(frozen=True, order=True)
 class Finding:
     """One thing to fix: where, which rule, what is wrong, and how to fix it. Sorts by position."""
@@ -64,7 +75,7 @@ class Finding:
 class FileResult:
     """The outcome for one file; ``notes`` say what was checked against (or why nothing was)."""
 
-    file: SchemaFile
+    file: SchemaSource
     status: Status
     findings: tuple[Finding, ...] = ()
     notes: tuple[str, ...] = ()
@@ -102,7 +113,7 @@ class Baseline:
     source: str  # "registry <url>" or "git <rev>": says in notes where the versions came from
 
 
-def _invalid(file: SchemaFile, error: InvalidSchemaError, index: SourceIndex) -> FileResult:
+def _invalid(file: SchemaSource, error: InvalidSchemaError, index: SourceIndex) -> FileResult:
     findings = []
     for problem in error.problems or []:
         if problem.line is not None:
@@ -178,7 +189,7 @@ def _compared_note(level: CompatibilityLevel, compared: Sequence[PreviousVersion
 
 
 def check_file(
-    file: SchemaFile, text: str, baseline: Baseline | None, rules: Policies | None = None
+    file: SchemaSource, text: str, baseline: Baseline | None, rules: Policies | None = None
 ) -> FileResult:
     """Validates ``text`` and checks it against ``baseline`` (``None``: nothing to be compatible with).
 

@@ -137,14 +137,23 @@ def versions_to_check(
     Non-transitive levels only ever look at the latest live version, so only that row is read; this keeps
     registration O(1) in the subject's history instead of loading every version.
     """
-    if subject_row is None or level == "NONE":
+    if level == "NONE":
+        return []
+    return live_versions(session, subject_row, every=level.endswith("_TRANSITIVE"))
+
+
+def live_versions(
+    session: Session, subject_row: Subject | None, every: bool
+) -> list[tuple[int, SchemaRecord]]:
+    """(version, schema) of every live version, oldest first, or (``every`` false) of the latest only."""
+    if subject_row is None:
         return []
     stmt = (
         select(SubjectVersion.version, SchemaRecord)
         .join(SchemaRecord, SchemaRecord.id == SubjectVersion.schema_id)
         .where(SubjectVersion.subject_id == subject_row.id, SubjectVersion.deleted.is_(False))
     )
-    if level.endswith("_TRANSITIVE"):
+    if every:
         return [(v, r) for v, r in session.execute(stmt.order_by(SubjectVersion.version))]
     return [(v, r) for v, r in session.execute(stmt.order_by(SubjectVersion.version.desc()).limit(1))]
 

@@ -23,6 +23,7 @@ from registry.service import errors
 from registry.service import schemas as schema_logic
 from registry.service.requests import LATEST, SchemaRequest
 from registry.storage import queries as q
+from registry.storage.browsing import BrowsingMixin
 from registry.storage.cache import LRUCache
 from registry.storage.db import Database
 from registry.storage.models import SchemaRecord, SchemaReference, Subject, SubjectVersion
@@ -34,7 +35,7 @@ WRITE_ATTEMPTS = 8
 PARSE_CACHE_MAX_CHARS = 64 * 1024
 
 
-class Registry(SettingsMixin):
+class Registry(SettingsMixin, BrowsingMixin):
     """All operations of the Schema Registry API over one database."""
 
     def __init__(self, database: Database, cache_size: int = 10_000) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from registry.storage.models import SchemaRecord
@@ -55,3 +56,60 @@ class Registered:
     id: int
     version: int
     created: bool
+
+
+@dataclass(frozen=True)
+class SubjectSettings:
+    """A subject's compatibility level and mode in force, and whether each is its own or the global one."""
+
+    compatibility: str
+    compatibility_own: bool
+    mode: str
+    mode_own: bool
+
+
+@dataclass(frozen=True)
+class SubjectSummary:
+    """One line of the subject list: enough to decide which subject to open, read in one query."""
+
+    name: str
+    #: The newest live version; the newest of all when every version is soft-deleted.
+    latest_version: int
+    live_versions: int
+    #: True when every version is soft-deleted (the JSON API then lists it only with ``deleted=true``).
+    deleted: bool
+    settings: SubjectSettings
+    #: When the newest version was registered (deletes and setting changes record no time).
+    last_registered: datetime
+
+
+@dataclass(frozen=True)
+class SubjectListing:
+    """One page of subjects and how many match in all."""
+
+    total: int
+    subjects: tuple[SubjectSummary, ...]
+
+
+@dataclass(frozen=True)
+class VersionRecord:
+    """A subject version without its schema text: the rows of a subject's history."""
+
+    version: int
+    schema_id: int
+    deleted: bool
+    registered: datetime
+
+
+@dataclass(frozen=True)
+class SubjectHistory:
+    """Every version of a subject, soft-deleted ones included, oldest first, with its settings."""
+
+    name: str
+    settings: SubjectSettings
+    versions: tuple[VersionRecord, ...]
+
+
+def as_utc(moment: datetime) -> datetime:
+    """SQLite hands back the stored UTC times without a zone, PostgreSQL with one: the same for both."""
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -27,8 +28,10 @@ def path_without(tmp_path: Path, *missing: str) -> str:
     bin_dir.mkdir()
     tools = ["bash", "env", "sed", "cat", "dirname", "grep", "mktemp", "id", "head", "tail", "rm", "mv"]
     tools += ["touch", "cut", "sha256sum", "basename", "sort", "java", "mvn", "setsid", "sleep", "seq"]
+    tools += ["python3"]
     for tool in tools:
-        found = shutil.which(tool)
+        # python3 may be a version manager's shell shim; the interpreter running the tests is a real one.
+        found = os.path.realpath(sys.executable) if tool == "python3" else shutil.which(tool)
         if tool not in missing and found:
             (bin_dir / tool).symlink_to(found)
     return str(bin_dir)
@@ -88,6 +91,17 @@ def test_missing_tool_is_named_with_its_package(tmp_path: Path, tool: str, packa
     assert f"{tool} is missing and could not be installed" in done.stderr
     assert package in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_setup_names_the_browser_package_when_chromium_is_missing(tmp_path: Path) -> None:
+    env = dict(
+        os.environ, PATH=path_without(tmp_path, "chromium"), PIPELINE_NO_APT="1", VENV=str(tmp_path / "venv")
+    )
+    done = run("setup", "--with-browser", env=env)
+    assert done.returncode == 1
+    assert "chromium is missing and could not be installed" in done.stderr
+    assert "Debian package 'chromium'" in done.stderr
+    assert not (tmp_path / "venv").exists(), "it stops before installing anything else"
 
 
 def test_unreachable_maven_registry_fails_clearly(tmp_path: Path) -> None:

@@ -37,6 +37,9 @@ ADMIN = Principal("a", Role.ADMIN)
         ("GET", "subjects.list_subjects", {}, Requirement(Need.READ)),
         ("POST", "subjects.lookup", {}, Requirement(Need.READ)),
         ("POST", "compatibility.check_version", {}, Requirement(Need.READ)),
+        ("GET", "ui.subject", {}, Requirement(Need.READ)),
+        ("POST", "ui.check", {}, Requirement(Need.READ)),  # the page's check registers nothing
+        ("POST", "ui.subject", {}, Requirement(Need.ADMIN)),  # a POST the page does not take
         ("POST", "subjects.register", {}, Requirement(Need.WRITE, "team-a.x")),
         ("DELETE", "subjects.delete_subject", {}, Requirement(Need.WRITE, "team-a.x")),
         ("DELETE", "subjects.delete_version", {"permanent": "true"}, Requirement(Need.ADMIN)),

@@ -1,0 +1,30 @@
+"""What every command group of the ``registry`` command line shares: the database option and the check
+that the service's packages are installed.
+
+It lives apart from ``registry.cli`` (the group that wires commands together) so that imports run one
+way only: ``registry.cli`` imports the command modules, and they import this module, never the group.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+import click
+
+DATABASE_URL = click.option(
+    "--database-url",
+    envvar="REGISTRY_DATABASE_URL",
+    default=None,
+    help="SQLAlchemy URL (default: SQLite file registry.db in the working directory).",
+)
+
+SERVER_PACKAGES = ("flask", "sqlalchemy", "alembic", "gunicorn")
+
+
+def require_server_packages() -> None:
+    """The service needs the `registry` extra; `registry check` and `push` need only the core."""
+    missing = [name for name in SERVER_PACKAGES if not importlib.util.find_spec(name)]
+    if missing:
+        raise click.ClickException(
+            f"the registry service needs {', '.join(missing)}: pip install 'avro-pipeline[registry]'"
+        )

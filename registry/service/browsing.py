@@ -1,0 +1,266 @@
+"""What the registry's web page shows, assembled from the repository the JSON API answers from.
+
+Each function takes the repository (``registry.storage.repository.Registry``) and returns one plain value
+per page, so the page's views only pick arguments and render, and the same reads serve both the page and
+its benchmark. Nothing here opens a session: the repository does the I/O, the compatibility package and
+the schema check do the thinking, exactly as for the API and ``registry check``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from registry.compatibility import (
+    Change,
+    CompatibilityLevel,
+    Conflict,
+    ParsedSchema,
+    check_compatibility,
+    check_reader_writer,
+    diff_schemas,
+)
+from registry.service import errors
+from registry.service.field_tree import TreeRow, field_tree
+from registry.service.requests import LATEST
+
+if TYPE_CHECKING:
+    from registry.storage.repository import Registry
+    from registry.storage.views import (
+        StoredSchema,
+        SubjectHistory,
+        SubjectListing,
+        VersionRecord,
+        VersionView,
+    )
+
+PAGE_SIZE = 50
+
+
+@dataclass(frozen=True)
+class SubjectQuery:
+    """What the subject list was asked for: a name filter, soft-deleted subjects or not, a page."""
+
+    text: str = ""
+    prefix_only: bool = False
+    include_deleted: bool = False
+    page: int = 1
+
+
+@dataclass(frozen=True)
+class SubjectListPage:
+    query: SubjectQuery
+    listing: SubjectListing
+    page_count: int
+
+
+@dataclass(frozen=True)
+class Usage:
+    """A subject version that uses a schema id."""
+
+    subject: str
+    version: int
+    schema_id: int
+    deleted: bool = False
+
+
+@dataclass(frozen=True)
+class SchemaDetail:
+    """One schema shown in full: its tree, its JSON as registered (pretty-printed), its references."""
+
+    id: int
+    schema_type: str
+    tree: tuple[TreeRow, ...]
+    pretty: str
+    references: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class ContractBlock:
+    """A titled JSON value shown with a version (its data contract: metadata, rule set)."""
+
+    title: str
+    pretty: str
+
+
+@dataclass(frozen=True)
+class SubjectPage:
+    history: SubjectHistory
+    version: VersionRecord
+    schema: SchemaDetail
+    referenced_by: tuple[Usage, ...]
+    #: The version before the shown one, which the diff compares it with by default.
+    previous: int | None
+    #: Shown under the schema, one block each; filled once versions carry a data contract.
+    contract: tuple[ContractBlock, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class DiffLine:
+    """A line of the text diff: ``kind`` is ``added``, ``removed``, ``hunk``, ``file`` or ``same``."""
+
+    kind: str
+    text: str
+
+
+@dataclass(frozen=True)
+class VersionDiff:
+    """Two versions of a subject side by side: what changed, and whether the newer reads the older."""
+
+    history: SubjectHistory
+    old: VersionRecord
+    new: VersionRecord
+    changes: tuple[Change, ...]
+    level: str
+    #: Conflicts of ``new`` with ``old`` under ``level`` (none at NONE).
+    conflicts: tuple[Conflict, ...]
+    new_reads_old: bool
+    old_reads_new: bool
+    text_diff: tuple[DiffLine, ...]
+
+    @property
+    def compatible(self) -> bool:
+        return not self.conflicts
+
+
+@dataclass(frozen=True)
+class SchemaPage:
+    schema: SchemaDetail
+    usages: tuple[Usage, ...]
+
+
+def subject_list(registry: Registry, query: SubjectQuery) -> SubjectListPage:
+    offset = (query.page - 1) * PAGE_SIZE
+    listing = registry.subject_summaries(
+        query.text, query.prefix_only, query.include_deleted, offset, PAGE_SIZE
+    )
+    return SubjectListPage(query, listing, max(1, math.ceil(listing.total / PAGE_SIZE)))
+
+
+def subject_page(registry: Registry, subject: str, version: int = LATEST) -> SubjectPage:
+    """A subject's history and one version in full (default: the newest live one, else the newest)."""
+    history = registry.subject_history(subject)
+    shown = _pick(history, version)
+    view = registry.get_version(subject, shown.version, include_deleted=True)
+    numbers = [v.version for v in history.versions]
+    position = numbers.index(shown.version)
+    return SubjectPage(
+        history=history,
+        version=shown,
+        schema=schema_detail(registry, view.schema),
+        referenced_by=_referenced_by(registry, subject, shown.version),
+        previous=numbers[position - 1] if position > 0 else None,
+    )
+
+
+def version_diff(registry: Registry, subject: str, old: int | None = None, new: int = LATEST) -> VersionDiff:
+    """``new`` against ``old`` (default: the newest version against the one before it)."""
+    history = registry.subject_history(subject)
+    if len(history.versions) < 2:
+        raise errors.VersionNotFound(f"Subject '{subject}' has one version only: nothing to compare it with.")
+    after = _pick(history, new)
+    if old is None:
+        position = history.versions.index(after)
+        if position == 0:
+            raise errors.VersionNotFound(
+                f"Version {after.version} is the first version of '{subject}': choose one to compare it with."
+            )
+        before = history.versions[position - 1]
+    else:
+        before = _pick(history, old)
+    old_schema = _parsed(registry, subject, before.version)
+    new_schema = _parsed(registry, subject, after.version)
+    level = history.settings.compatibility
+    conflicts = check_compatibility(new_schema, [(before.version, old_schema)], _single(level))
+    return VersionDiff(
+        history=history,
+        old=before,
+        new=after,
+        changes=tuple(diff_schemas(old_schema, new_schema)),
+        level=level,
+        conflicts=tuple(conflicts),
+        new_reads_old=not check_reader_writer(new_schema, old_schema),
+        old_reads_new=not check_reader_writer(old_schema, new_schema),
+        text_diff=tuple(text_diff(old_schema, new_schema, before.version, after.version)),
+    )
+
+
+def schema_page(registry: Registry, schema_id: int) -> SchemaPage:
+    stored = registry.get_schema(schema_id)
+    live = set(registry.schema_usages(schema_id, include_deleted=False))
+    usages = tuple(
+        Usage(subject, version, schema_id, deleted=(subject, version) not in live)
+        for subject, version in registry.schema_usages(schema_id, include_deleted=True)
+    )
+    return SchemaPage(schema_detail(registry, stored), usages)
+
+
+def schema_detail(registry: Registry, stored: StoredSchema) -> SchemaDetail:
+    parsed = registry.parsed(stored)
+    return SchemaDetail(
+        id=stored.id,
+        schema_type=stored.schema_type,
+        tree=tuple(field_tree(parsed)),
+        pretty=pretty_json(stored.schema),
+        references=stored.references,
+    )
+
+
+def pretty_json(text: str) -> str:
+    """Schema text indented for reading; stored text is valid JSON (it was parsed when registered)."""
+    return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+
+
+def text_diff(old: ParsedSchema, new: ParsedSchema, old_version: int, new_version: int) -> list[DiffLine]:
+    """A unified diff of the two schemas' identity forms, pretty-printed.
+
+    The identity form (full names, attributes in a fixed order, docs, defaults and logical types kept)
+    rather than the texts as registered, so that whitespace and key order do not show as changes.
+    """
+    before = json.dumps(json.loads(old.identity), indent=2, ensure_ascii=False).splitlines()
+    after = json.dumps(json.loads(new.identity), indent=2, ensure_ascii=False).splitlines()
+    lines = difflib.unified_diff(
+        before, after, f"version {old_version}", f"version {new_version}", n=3, lineterm=""
+    )
+    return [DiffLine(_line_kind(line), line) for line in lines]
+
+
+def _line_kind(line: str) -> str:
+    if line.startswith(("+++", "---")):
+        return "file"
+    if line.startswith("@@"):
+        return "hunk"
+    return {"+": "added", "-": "removed"}.get(line[:1], "same")
+
+
+def _pick(history: SubjectHistory, version: int) -> VersionRecord:
+    """A version of the history: ``LATEST`` is the newest live one (the newest of all if none is live)."""
+    if version == LATEST:
+        live = [v for v in history.versions if not v.deleted]
+        return (live or list(history.versions))[-1]
+    for record in history.versions:
+        if record.version == version:
+            return record
+    raise errors.VersionNotFound(f"Version {version} not found for subject '{history.name}'.")
+
+
+def _parsed(registry: Registry, subject: str, version: int) -> ParsedSchema:
+    view: VersionView = registry.get_version(subject, version, include_deleted=True)
+    return registry.parsed(view.schema)
+
+
+def _single(level: str) -> CompatibilityLevel:
+    """Between two versions a transitive level means the same as its plain form."""
+    return CompatibilityLevel(level.removesuffix("_TRANSITIVE"))
+
+
+def _referenced_by(registry: Registry, subject: str, version: int) -> tuple[Usage, ...]:
+    """The subject versions whose schemas reference this version (schema ids resolved to their users)."""
+    found = []
+    for schema_id in registry.referenced_by(subject, version):
+        for user_subject, user_version in registry.schema_usages(schema_id, include_deleted=False):
+            found.append(Usage(user_subject, user_version, schema_id))
+    return tuple(found)

@@ -1,0 +1,134 @@
+"""The reads behind the registry's web page: subjects with their state, and a subject's whole history.
+
+A mixin of :class:`registry.storage.repository.Registry`, like the settings: the page asks the same
+repository as the JSON API, never the database. Each read is a fixed number of queries whatever the
+registry's size (the subject list aggregates, counts and pages in SQL), because the page must stay fast
+with thousands of subjects of dozens of versions each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from sqlalchemy import Integer, case, cast, func, select
+from sqlalchemy.orm import Session
+
+from registry.storage import queries as q
+from registry.storage.models import RegistryState, Subject, SubjectVersion
+from registry.storage.views import (
+    SubjectHistory,
+    SubjectListing,
+    SubjectSettings,
+    SubjectSummary,
+    VersionRecord,
+    as_utc,
+)
+
+if TYPE_CHECKING:
+    from registry.storage.views import StoredSchema
+
+T = TypeVar("T")
+
+
+def settings_of(state: RegistryState, compatibility: str | None, mode: str | None) -> SubjectSettings:
+    """The level and mode in force for a subject whose own ones are ``compatibility`` and ``mode``."""
+    level = compatibility or q.effective_compatibility(state, None)
+    return SubjectSettings(level, bool(compatibility), mode or q.effective_mode(state, None), bool(mode))
+
+
+class BrowsingMixin:
+    """The subject list and a subject's history, for people rather than clients."""
+
+    if TYPE_CHECKING:
+
+        def _read(self, work: Callable[[Session], T]) -> T: ...
+        def _stored(self, record: Any) -> StoredSchema: ...
+
+    def subject_summaries(
+        self, text: str, prefix_only: bool, include_deleted: bool, offset: int, limit: int
+    ) -> SubjectListing:
+        """Subjects whose name contains ``text`` (or starts with it), case-insensitively, by name.
+
+        A subject whose versions are all soft-deleted is listed only with ``include_deleted``, as the
+        JSON API does. ``total`` counts every match, so the page can say how many pages there are.
+        """
+        live = SubjectVersion.deleted.is_(False)
+        live_count = func.sum(cast(case((live, 1), else_=0), Integer))
+        stmt = (
+            select(
+                Subject.name,
+                Subject.compatibility,
+                Subject.mode,
+                func.max(case((live, SubjectVersion.version))),
+                func.max(SubjectVersion.version),
+                live_count,
+                func.max(SubjectVersion.created_at),
+                func.count().over(),
+            )
+            .join(SubjectVersion, SubjectVersion.subject_id == Subject.id)
+            .group_by(Subject.id, Subject.name, Subject.compatibility, Subject.mode)
+            .order_by(Subject.name)
+            .offset(offset)
+            .limit(limit)
+        )
+        if text:
+            matches = Subject.name.istartswith if prefix_only else Subject.name.icontains
+            stmt = stmt.where(matches(text, autoescape=True))
+        if not include_deleted:
+            stmt = stmt.having(live_count > 0)
+
+        def work(session: Session) -> SubjectListing:
+            state = q.state(session)
+            rows = session.execute(stmt).all()
+            total = rows[0][7] if rows else self._count(session, stmt)
+            summaries = tuple(
+                SubjectSummary(
+                    name=name,
+                    latest_version=newest_live or newest,
+                    live_versions=int(live_versions or 0),
+                    deleted=not live_versions,
+                    settings=settings_of(state, compatibility, mode),
+                    last_registered=as_utc(registered),
+                )
+                for name, compatibility, mode, newest_live, newest, live_versions, registered, _ in rows
+            )
+            return SubjectListing(int(total), summaries)
+
+        return self._read(work)
+
+    @staticmethod
+    def _count(session: Session, stmt: Any) -> int:
+        """Matches in all when the requested page is empty (past the end): the window count saw no row."""
+        counted = stmt.limit(None).offset(None).order_by(None).subquery()
+        return int(session.execute(select(func.count()).select_from(counted)).scalar_one())
+
+    def subject_history(self, subject: str) -> SubjectHistory:
+        """Every version of ``subject``, soft-deleted ones too (40401 when it has none at all)."""
+
+        def work(session: Session) -> SubjectHistory:
+            state = q.state(session)
+            row = q.existing_subject(session, subject)
+            versions = tuple(
+                VersionRecord(v.version, v.schema_id, v.deleted, as_utc(v.created_at))
+                for v in q.versions(session, row, include_deleted=True)
+            )
+            return SubjectHistory(row.name, settings_of(state, row.compatibility, row.mode), versions)
+
+        return self._read(work)
+
+    def compatibility_baseline(self, subject: str) -> tuple[str, list[tuple[int, StoredSchema]]]:
+        """The subject's level and the live versions a new schema is checked against at that level.
+
+        What a registration is checked against: the latest live version, or every live one for a
+        transitive level; none for a subject without versions. At level NONE the latest one still comes
+        back (nothing is compared with it, but the check says so rather than calling the subject new).
+        """
+
+        def work(session: Session) -> tuple[str, list[tuple[int, StoredSchema]]]:
+            row = q.subject(session, subject)
+            level = q.effective_compatibility(q.state(session), row)
+            pairs = q.live_versions(session, row, every=level.endswith("_TRANSITIVE"))
+            return level, [(version, self._stored(record)) for version, record in pairs]
+
+        return self._read(work)

@@ -1,0 +1,164 @@
+"""The page's routes: each picks its arguments from the request, asks the service code, renders a template.
+
+Every route answers GET, except the candidate check, which also takes a POST because a schema file is
+uploaded; it only reads (the permission check counts it among the reading POSTs). Errors become HTML
+pages with the registry's own message, and every response carries the security headers.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from flask import Blueprint, Response, current_app, g, render_template, request
+from werkzeug.exceptions import HTTPException, NotFound
+
+from registry.config import RegistryConfig
+from registry.service import browsing, candidate, errors
+from registry.service import requests as parse
+from registry.service.requests import LATEST
+from registry.storage.repository import Registry
+
+bp = Blueprint(
+    "ui",
+    __name__,
+    url_prefix="/ui",
+    template_folder="templates",
+    static_folder="static",
+    static_url_path="/static",
+)
+
+#: No inline script or style, nothing from elsewhere, no framing; the page's own files only.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+    "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+)
+#: Deepest tree row indented further; deeper rows keep this indentation (the CSS has classes up to it).
+MAX_INDENT = 12
+
+
+def _registry() -> Registry:
+    return current_app.extensions["registry"]
+
+
+def _settings() -> RegistryConfig:
+    return current_app.extensions["registry_config"]
+
+
+@bp.after_request
+def security_headers(response: Response) -> Response:
+    response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["Referrer-Policy"] = "same-origin"
+    response.headers["X-Frame-Options"] = "DENY"
+    return response
+
+
+@bp.app_template_filter("when")
+def format_time(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+@bp.app_template_filter("indent_class")
+def indent_class(depth: int) -> str:
+    return f"depth-{min(depth, MAX_INDENT)}"
+
+
+@bp.context_processor
+def page_context() -> dict[str, object]:
+    principal = getattr(g, "principal", None)
+    return {"signed_in_as": principal.name if principal is not None else None}
+
+
+@bp.errorhandler(errors.RegistryError)
+def registry_error(exc: errors.RegistryError) -> tuple[str, int]:
+    return render_template("ui/error.html", status=exc.http_status, message=exc.message), exc.http_status
+
+
+@bp.errorhandler(HTTPException)
+def http_error(exc: HTTPException) -> tuple[str, int]:
+    status = exc.code or 500
+    message = exc.description if status != 404 else "There is no page here."
+    if status == 413:
+        message = f"The request is larger than the registry accepts ({_settings().max_body_bytes} bytes)."
+    return render_template("ui/error.html", status=status, message=message), status
+
+
+def _positive(name: str, default: int) -> int:
+    value = parse.parse_int(request.args.get(name), default, name)
+    if value < 1:
+        raise errors.BadRequest(f"{name} must be 1 or more.")
+    return value
+
+
+def _version_arg(name: str) -> int | None:
+    """A version in the query (a number, ``latest`` or ``-1``), or None when the query has none."""
+    raw = request.args.get(name, "").strip()
+    return parse.parse_version(raw) if raw else None
+
+
+@bp.get("/")
+def subjects() -> str:
+    query = browsing.SubjectQuery(
+        text=request.args.get("q", "").strip(),
+        prefix_only=request.args.get("match") == "prefix",
+        include_deleted=request.args.get("deleted") == "on",
+        page=_positive("page", 1),
+    )
+    return render_template("ui/subjects.html", page=browsing.subject_list(_registry(), query))
+
+
+@bp.get("/subjects/<subject:subject>")
+def subject(subject: str) -> str:
+    page = browsing.subject_page(_registry(), subject, _version_arg("version") or LATEST)
+    return render_template("ui/subject.html", page=page)
+
+
+@bp.get("/subjects/<subject:subject>/diff")
+def diff(subject: str) -> tuple[str, int]:
+    """Two versions compared; a version that cannot be compared shows the choice again with the reason."""
+    try:
+        found = browsing.version_diff(
+            _registry(), subject, _version_arg("old"), _version_arg("new") or LATEST
+        )
+    except errors.VersionNotFound as exc:
+        history = _registry().subject_history(subject)
+        return render_template("ui/diff.html", diff=None, history=history, error=exc.message), 404
+    return render_template("ui/diff.html", diff=found, history=found.history, error=None), 200
+
+
+@bp.route("/check", methods=["GET", "POST"])
+def check() -> tuple[str, int]:
+    """The candidate check: the form (GET), or the verdict under it (POST). Never registers anything."""
+    if request.method == "GET":
+        form = {"subject": request.args.get("subject", ""), "schema": ""}
+        return render_template("ui/check.html", form=form, outcome=None, error=None), 200
+    form = {"subject": request.form.get("subject", ""), "schema": request.form.get("schema", "")}
+    upload = request.files.get("schema_file")
+    upload_name = upload.filename if upload is not None and upload.filename else None
+    cfg = _settings()
+    limits = candidate.Limits(cfg.max_subject_length, cfg.max_schema_chars, cfg.max_json_depth)
+    try:
+        wanted = candidate.read_candidate(
+            form["subject"],
+            form["schema"],
+            upload_name,
+            upload.read() if upload_name is not None else None,
+            limits,
+        )
+    except candidate.CandidateError as exc:
+        return render_template("ui/check.html", form=form, outcome=None, error=str(exc)), 422
+    outcome = candidate.check_candidate(_registry(), wanted, request.host_url.rstrip("/"))
+    if upload_name is not None:
+        form["schema"] = wanted.text  # shown in the form, so the next try can start from it
+    return render_template("ui/check.html", form=form, outcome=outcome, error=None), 200
+
+
+@bp.get("/schemas/<schema_id>")
+def schema(schema_id: int) -> str:
+    return render_template("ui/schema.html", page=browsing.schema_page(_registry(), schema_id))
+
+
+@bp.route("/<path:rest>")
+def not_found(rest: str) -> str:
+    """Any other path under the page answers with the page's own 404, not the API's JSON one."""
+    raise NotFound()
