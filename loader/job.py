@@ -43,7 +43,9 @@ from loader.decoding import (
     with_reasons_by_id,
 )
 from loader.fault_injection import crash_point
+from loader.kafka_access import KafkaRefused, java_refusal, require_read_access
 from loader.kafka_metadata import KafkaUnavailable, list_topics, watermarks
+from loader.kafka_security import spark_kafka_options
 from loader.lock import LockHeld, RunLock
 from loader.naming import table_names
 from loader.planning import OffsetRange, kafka_source_options, plan_ranges, task_count
@@ -116,10 +118,12 @@ def run(
             return report
     try:
         _load(settings, spark, store, report, console)
-    except (KafkaUnavailable, RegistryUnavailable, WarehouseMismatch) as exc:
+    except (KafkaUnavailable, KafkaRefused, RegistryUnavailable, WarehouseMismatch) as exc:
         report.error = str(exc)
     except Exception as exc:  # the run stops; what was committed stays, the rest is redone next time
-        report.error = f"the run stopped: {type(exc).__name__}: {str(exc).splitlines()[0][:500]}"
+        report.error = java_refusal(str(exc)) or (
+            f"the run stopped: {type(exc).__name__}: {str(exc).splitlines()[0][:500]}"
+        )
     finally:
         lock.release()
         report.seconds = round(time.monotonic() - started, 2)
@@ -153,8 +157,14 @@ def _load(
         settings.include_topics,
         settings.exclude_topics,
         settings.metadata_timeout_s,
+        settings.kafka_security,
     )
-    registry = RegistryClient(settings.registry_url, settings.metadata_timeout_s)
+    registry = RegistryClient(
+        settings.registry_url,
+        settings.metadata_timeout_s,
+        settings.registry_access,
+        settings.kafka_security.sasl_login,
+    )
     subjects = registry.subjects()
     names, collisions = table_names([*topics, QUARANTINE_TABLE])
     reports: dict[str, TopicReport] = {}
@@ -175,8 +185,10 @@ def _load(
         schemas[topic] = found
         reports[topic] = TopicReport(topic, "loaded", table=f"{settings.database}.{names[topic]}")
 
+    security = settings.kafka_security
+    require_read_access(settings.bootstrap_servers, security, schemas, settings.metadata_timeout_s)
     partitions = [(t, p) for t in schemas for p in range(topics[t])]
-    marks = watermarks(settings.bootstrap_servers, partitions, settings.metadata_timeout_s)
+    marks = watermarks(settings.bootstrap_servers, partitions, settings.metadata_timeout_s, security)
     ranges = plan_ranges(saved, marks)
     crash_point("after_plan")
 
@@ -241,6 +253,7 @@ def _read(spark: SparkSession, settings: LoaderSettings, ranges: list[OffsetRang
     frame = (
         spark.read.format("kafka")
         .option("kafka.bootstrap.servers", settings.bootstrap_servers)
+        .options(**spark_kafka_options(settings.kafka_security))
         .options(**kafka_source_options(ranges))
         .option("minPartitions", str(tasks))
         .load()

@@ -7,8 +7,9 @@ import uuid
 from collections.abc import Iterable
 
 from confluent_kafka import Consumer, KafkaException, TopicPartition
-from confluent_kafka.admin import AdminClient
 
+from loader.kafka_access import cluster_metadata
+from loader.kafka_security import KafkaSecurity, librdkafka_config
 from loader.planning import TopicPartition as TP
 from loader.planning import Watermarks
 
@@ -23,12 +24,21 @@ def is_internal(topic: str) -> bool:
 
 
 def list_topics(
-    bootstrap_servers: str, include: str | None = None, exclude: str | None = None, timeout_s: float = 30
+    bootstrap_servers: str,
+    include: str | None = None,
+    exclude: str | None = None,
+    timeout_s: float = 30,
+    security: KafkaSecurity | None = None,
 ) -> dict[str, int]:
     """Topic -> number of partitions, without internal topics, filtered by the global patterns."""
-    admin = AdminClient({"bootstrap.servers": bootstrap_servers, "socket.timeout.ms": int(timeout_s * 1000)})
+    security = security or KafkaSecurity()
+    config = {
+        "bootstrap.servers": bootstrap_servers,
+        "socket.timeout.ms": int(timeout_s * 1000),
+        **librdkafka_config(security),
+    }
     try:
-        metadata = admin.list_topics(timeout=timeout_s)
+        _, metadata = cluster_metadata(config, security, timeout_s)
     except KafkaException as exc:
         raise KafkaUnavailable(f"could not list topics from {bootstrap_servers}: {exc}") from exc
     topics = {}
@@ -44,7 +54,10 @@ def list_topics(
 
 
 def watermarks(
-    bootstrap_servers: str, partitions: Iterable[TP], timeout_s: float = 30
+    bootstrap_servers: str,
+    partitions: Iterable[TP],
+    timeout_s: float = 30,
+    security: KafkaSecurity | None = None,
 ) -> dict[TP, Watermarks]:
     """The earliest and end offset of each partition, as Kafka has them now."""
     consumer = Consumer(
@@ -52,6 +65,7 @@ def watermarks(
             "bootstrap.servers": bootstrap_servers,
             "group.id": f"loader-metadata-{uuid.uuid4().hex}",  # never commits; only asks for offsets
             "enable.auto.commit": False,
+            **librdkafka_config(security or KafkaSecurity()),
         }
     )
     try:

@@ -36,9 +36,12 @@ def show(settings: LoaderSettings, console: Console, spark: SparkSession | None 
             settings.include_topics,
             settings.exclude_topics,
             settings.metadata_timeout_s,
+            settings.kafka_security,
         )
         partitions = [(t, p) for t, n in topics.items() for p in range(n)]
-        marks = watermarks(settings.bootstrap_servers, partitions, settings.metadata_timeout_s)
+        marks = watermarks(
+            settings.bootstrap_servers, partitions, settings.metadata_timeout_s, settings.kafka_security
+        )
     finally:
         if own_session:
             spark.stop()
