@@ -39,6 +39,8 @@ class Harness:
     database: str = field(default_factory=lambda: f"db_{uuid.uuid4().hex[:8]}")
     # Topics of this test start with it, and its runs load only those: tests share one broker.
     prefix: str = field(default_factory=lambda: f"t{uuid.uuid4().hex[:8]}")
+    # What the test's producers give confluent-kafka's registry client besides the URL (credentials, CA).
+    registry_conf: dict[str, str] = field(default_factory=dict)
 
     def settings(self, **overrides: Any) -> LoaderSettings:
         base = LoaderSettings(
@@ -61,7 +63,7 @@ class Harness:
         self, topic: str, schema: dict[str, Any], records: list[dict[str, Any]], partition: int | None = None
     ) -> None:
         """Produces like an application does: AvroSerializer, registering the schema on first use."""
-        client = SchemaRegistryClient({"url": self.registry_url})
+        client = SchemaRegistryClient({"url": self.registry_url, **self.registry_conf})
         serialize = AvroSerializer(client, json.dumps(schema))
         context = SerializationContext(topic, MessageField.VALUE)
         producer = Producer({"bootstrap.servers": self.kafka.bootstrap})
