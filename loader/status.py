@@ -46,6 +46,10 @@ def show(settings: LoaderSettings, console: Console, spark: SparkSession | None 
         if own_session:
             spark.stop()
     table = Table(title=f"loader state {posixpath.basename(settings.state_location)}, last load {last_load}")
+    # Which security settings were used (never a secret's text): a refusal is then easier to place.
+    table.caption = (
+        f"Kafka {settings.kafka_security.describe()}; registry {settings.registry_access.describe()}"
+    )
     for column in ("topic", "table", "partitions", "saved", "end", "lag"):
         table.add_column(column, justify="left" if column in ("topic", "table") else "right")
     for topic in sorted(topics):

@@ -17,7 +17,7 @@ from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
 
 from registry.cli import main
 from tests.fixtures.registry_server import HttpsClient, RegistryProcess, users_database
-from tests.fixtures.tls import Issued, issue, make_ca
+from tests.fixtures.tls import Issued, registry_pki
 from tests.registry.schema_check import schemas
 
 pytestmark = pytest.mark.integration
@@ -30,14 +30,7 @@ PASSWORD = "ci-pushes-0f3a9c"  # a throw-away test user's
 @pytest.fixture(scope="module")
 def pki(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Issued]:
     """A CA with a server and a client certificate, and a second CA nobody trusts."""
-    directory = tmp_path_factory.mktemp("pki")
-    ca = make_ca(directory, "registry-ca")
-    return {
-        "ca": ca,
-        "server": issue(ca, directory, "registry"),
-        "client": issue(ca, directory, "ci"),
-        "other-ca": make_ca(directory / "other", "other-ca"),
-    }
+    return registry_pki(tmp_path_factory.mktemp("pki"), "ci")
 
 
 def tls_args(pki: dict[str, Issued], *extra: str) -> list[str]:
