@@ -19,7 +19,8 @@ from confluent_kafka.admin import AclOperation, AdminClient, ClusterMetadata
 
 from loader.kafka_security import KafkaSecurity, librdkafka_config
 
-SLICE_S = 0.5
+SLICE_S = 0.5  # the first wait for metadata; each next one twice as long, up to MAX_SLICE_S
+MAX_SLICE_S = 8.0
 _JAVA_REFUSALS = {
     "SaslAuthenticationException": "authentication failed",
     "AuthenticationException": "authentication failed",
@@ -75,17 +76,19 @@ def cluster_metadata(
     watch = RefusalWatch(security)
     admin = AdminClient({**config, "error_cb": watch})
     deadline = time.monotonic() + timeout_s
+    slice_s = SLICE_S
     while True:
         remaining = deadline - time.monotonic()
         try:
-            return admin, admin.list_topics(timeout=max(0.05, min(SLICE_S, remaining)))
+            return admin, admin.list_topics(timeout=max(0.05, min(slice_s, remaining)))
         except KafkaException as exc:
             admin.poll(0)
             if watch.found:
                 where = config["bootstrap.servers"]
                 raise KafkaRefused(f"Kafka at {where} refused the loader: {watch.found}") from exc
-            if remaining <= SLICE_S:
+            if remaining <= slice_s:
                 raise
+            slice_s = min(slice_s * 2, MAX_SLICE_S)  # a slow but willing cluster gets longer waits
 
 
 def require_read_access(
