@@ -15,6 +15,7 @@ from rich.console import Console
 
 from loader.config import LoaderSettings, read_config_file
 from loader.report import EXIT_LOCKED
+from loader.security_settings import security_options, take_security
 
 
 def _settings(config: Path | None, **flags: Any) -> LoaderSettings:
@@ -25,7 +26,10 @@ def _settings(config: Path | None, **flags: Any) -> LoaderSettings:
         options = ", ".join("--" + name.replace("_", "-") for name in missing)
         raise click.UsageError(f"missing {options} (or LOADER_* environment variables, or --config)")
     try:
-        return LoaderSettings(**values).validate()
+        kafka_security, registry_access = take_security(values)
+        return LoaderSettings(
+            **values, kafka_security=kafka_security, registry_access=registry_access
+        ).validate()
     except (TypeError, ValueError) as exc:
         raise click.UsageError(str(exc)) from exc
 
@@ -69,7 +73,7 @@ def common_options(command: Any) -> Any:
     ]
     for option in reversed(options):
         command = option(command)
-    return command
+    return security_options(command)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -161,8 +165,14 @@ def status(config: Path | None, **flags: Any) -> None:
     """Per topic: saved offset, Kafka's end offset, lag, table and last load time."""
     settings = _settings(config, **flags)
     from loader import status as status_module
+    from loader.kafka_access import KafkaRefused
+    from loader.kafka_metadata import KafkaUnavailable
 
-    sys.exit(status_module.show(settings, Console()))
+    try:
+        sys.exit(status_module.show(settings, Console()))
+    except (KafkaUnavailable, KafkaRefused) as exc:
+        Console(stderr=True).print(f"[bold red]error:[/] {exc}")
+        sys.exit(1)
 
 
 @main.command()

@@ -4,11 +4,14 @@
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from loader.kafka_security import KafkaSecurity
+from loader.security_settings import CONFIG_KEYS as SECURITY_KEYS
 from loader.tables import Granularity
+from registry.client_settings import RegistryClientSettings
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,9 @@ class LoaderSettings:
     accept_cluster: str | None = None  # a Kafka cluster id the saved offsets may continue on
     spark_master: str | None = None
     metadata_timeout_s: float = 30.0  # how long Kafka and the registry may take to answer a question
+    # How every Kafka client and the registry client authenticate and verify (see loader.security_settings).
+    kafka_security: KafkaSecurity = field(default_factory=KafkaSecurity)
+    registry_access: RegistryClientSettings = field(default_factory=RegistryClientSettings)
 
     @property
     def state_location(self) -> str:
@@ -57,6 +63,8 @@ class LoaderSettings:
             )
         if not 0 <= self.max_bad_ratio <= 1:
             raise ValueError("the bad-record ratio must be between 0 and 1")
+        self.kafka_security.validate()
+        self.registry_access.session(self.registry_url, self.kafka_security.sasl_login)  # checks its files
         # Local paths are made absolute against the directory the loader was started from: Spark's JVM
         # runs elsewhere (see `loader.spark_session`) and would read a relative path against its own.
         state_dir = absolute_if_local(self.state_dir) if self.state_dir else None
@@ -74,7 +82,8 @@ def read_config_file(path: Path) -> dict[str, Any]:
     """The `[loader]` table of a TOML file (or its top level), with dashes in keys read as underscores."""
     data = tomllib.loads(path.read_text())
     section = data.get("loader", data)
-    known = {f.name for f in fields(LoaderSettings)}
+    known = {f.name for f in fields(LoaderSettings)} - {"kafka_security", "registry_access"}
+    known |= set(SECURITY_KEYS)
     values = {key.replace("-", "_"): value for key, value in section.items()}
     unknown = sorted(set(values) - known)
     if unknown:

@@ -25,6 +25,7 @@ from loader.audit import TopicRecord, audit_path, audit_record
 from loader.commit_protocol import CommitLog, Manifest, StagedTable
 from loader.config import LoaderSettings
 from loader.fault_injection import crash_point
+from loader.kafka_access import KafkaRefused, java_refusal, require_read_access
 from loader.kafka_identity import ClusterChanged, cluster_change, comparable_topic_ids
 from loader.kafka_metadata import KafkaUnavailable, compacted_topics, list_topics, topic_ids, watermarks
 from loader.lock import LockHeld, RunLock
@@ -116,10 +117,12 @@ def _run_once(
     report = _new_report(settings)
     try:
         _load(settings, spark, store, report, console)
-    except (KafkaUnavailable, RegistryUnavailable, WarehouseMismatch, ClusterChanged) as exc:
+    except (KafkaUnavailable, KafkaRefused, RegistryUnavailable, WarehouseMismatch, ClusterChanged) as exc:
         report.error = str(exc)
     except Exception as exc:  # the run stops; what was committed stays, the rest is redone next time
-        report.error = f"the run stopped: {type(exc).__name__}: {str(exc).splitlines()[0][:500]}"
+        report.error = java_refusal(str(exc)) or (
+            f"the run stopped: {type(exc).__name__}: {str(exc).splitlines()[0][:500]}"
+        )
     finally:
         report.seconds = round(time.monotonic() - started, 2)
     report.exit_code = _exit_code(report, settings)
@@ -153,6 +156,13 @@ def _load(
         settings.include_topics,
         settings.exclude_topics,
         settings.metadata_timeout_s,
+        settings.kafka_security,
+    )
+    registry = RegistryClient(
+        settings.registry_url,
+        settings.metadata_timeout_s,
+        settings.registry_access,
+        settings.kafka_security.sasl_login,
     )
     report.cluster_id = kafka.cluster_id
     changed = cluster_change(
@@ -161,7 +171,6 @@ def _load(
     if changed:
         raise ClusterChanged(changed)
     topics = kafka.partitions
-    registry = RegistryClient(settings.registry_url, settings.metadata_timeout_s)
     subjects = registry.subjects()
     wanted = {f"{t}-{kind}" for t in topics for kind in ("value", "key")} & subjects
     schemas_of = registry.all_subject_schemas(wanted)
@@ -182,9 +191,11 @@ def _load(
         values[topic] = schemas_of[f"{topic}-value"]
         reports[topic] = TopicReport(topic, "loaded", table=f"{settings.database}.{names[topic]}")
 
+    security = settings.kafka_security
+    require_read_access(settings.bootstrap_servers, security, values, settings.metadata_timeout_s)
     partitions = [(t, p) for t in values for p in range(topics[t])]
-    marks = watermarks(settings.bootstrap_servers, partitions, settings.metadata_timeout_s)
-    ids = topic_ids(settings.bootstrap_servers, values, settings.metadata_timeout_s)
+    marks = watermarks(settings.bootstrap_servers, partitions, settings.metadata_timeout_s, security)
+    ids = topic_ids(settings.bootstrap_servers, values, settings.metadata_timeout_s, security)
     plan = plan_ranges(
         last.offsets,
         marks,
@@ -211,7 +222,7 @@ def _load(
     if settings.skip_tombstones:
         # The setting skips tombstones only where they are not the topic's deletes.
         compacted = compacted_topics(
-            settings.bootstrap_servers, [w.topic for w in work], settings.metadata_timeout_s
+            settings.bootstrap_servers, [w.topic for w in work], settings.metadata_timeout_s, security
         )
         work = [TopicWork(**{**w.__dict__, "skip_tombstones": w.topic not in compacted}) for w in work]
 

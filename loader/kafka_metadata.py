@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from confluent_kafka import IsolationLevel, KafkaException, TopicCollection, TopicPartition
 from confluent_kafka.admin import AdminClient, ConfigResource, OffsetSpec, ResourceType
 
+from loader.kafka_access import cluster_metadata
+from loader.kafka_security import KafkaSecurity, librdkafka_config
 from loader.planning import TopicPartition as TP
 from loader.planning import Watermarks
 
@@ -33,12 +35,17 @@ class KafkaTopics:
 
 
 def list_topics(
-    bootstrap_servers: str, include: str | None = None, exclude: str | None = None, timeout_s: float = 30
+    bootstrap_servers: str,
+    include: str | None = None,
+    exclude: str | None = None,
+    timeout_s: float = 30,
+    security: KafkaSecurity | None = None,
 ) -> KafkaTopics:
-    """The cluster's id and topics, without internal topics, filtered by the global patterns."""
-    admin = _admin(bootstrap_servers, timeout_s)
+    """The cluster's id and topics, without internal topics, filtered by the global patterns; a broker
+    that refuses the loader raises ``KafkaRefused`` at once."""
+    security = security or KafkaSecurity()
     try:
-        metadata = admin.list_topics(timeout=timeout_s)
+        _, metadata = cluster_metadata(_config(bootstrap_servers, timeout_s, security), security, timeout_s)
     except KafkaException as exc:
         raise KafkaUnavailable(f"could not list topics from {bootstrap_servers}: {exc}") from exc
     topics = {}
@@ -53,12 +60,17 @@ def list_topics(
     return KafkaTopics(str(metadata.cluster_id), topics)
 
 
-def topic_ids(bootstrap_servers: str, topics: Iterable[str], timeout_s: float = 30) -> dict[str, str]:
+def topic_ids(
+    bootstrap_servers: str,
+    topics: Iterable[str],
+    timeout_s: float = 30,
+    security: KafkaSecurity | None = None,
+) -> dict[str, str]:
     """Each topic's id (one request for all): a topic deleted and created again gets a new one."""
     names = sorted(topics)
     if not names:
         return {}
-    admin = _admin(bootstrap_servers, timeout_s)
+    admin = AdminClient(_config(bootstrap_servers, timeout_s, security))
     found = {}
     try:
         for name, future in admin.describe_topics(TopicCollection(names), request_timeout=timeout_s).items():
@@ -71,7 +83,10 @@ def topic_ids(bootstrap_servers: str, topics: Iterable[str], timeout_s: float = 
 
 
 def watermarks(
-    bootstrap_servers: str, partitions: Iterable[TP], timeout_s: float = 30
+    bootstrap_servers: str,
+    partitions: Iterable[TP],
+    timeout_s: float = 30,
+    security: KafkaSecurity | None = None,
 ) -> dict[TP, Watermarks]:
     """The earliest offset and the end of the committed data of each partition, as Kafka has them now:
     two requests for all partitions, whatever their number.
@@ -83,7 +98,7 @@ def watermarks(
     wanted = [TopicPartition(topic, partition) for topic, partition in partitions]
     if not wanted:
         return {}
-    admin = _admin(bootstrap_servers, timeout_s)
+    admin = AdminClient(_config(bootstrap_servers, timeout_s, security))
     try:
         earliest = _list_offsets(admin, wanted, OffsetSpec.earliest(), timeout_s)
         end = _list_offsets(admin, wanted, OffsetSpec.latest(), timeout_s)
@@ -103,12 +118,17 @@ def _list_offsets(
     return {tp: int(future.result(timeout=timeout_s).offset) for tp, future in futures.items()}
 
 
-def compacted_topics(bootstrap_servers: str, topics: Iterable[str], timeout_s: float = 30) -> set[str]:
+def compacted_topics(
+    bootstrap_servers: str,
+    topics: Iterable[str],
+    timeout_s: float = 30,
+    security: KafkaSecurity | None = None,
+) -> set[str]:
     """The topics whose `cleanup.policy` contains `compact` (one request for all of them)."""
     resources = [ConfigResource(ResourceType.TOPIC, topic) for topic in topics]
     if not resources:
         return set()
-    admin = _admin(bootstrap_servers, timeout_s)
+    admin = AdminClient(_config(bootstrap_servers, timeout_s, security))
     found = set()
     try:
         for resource, future in admin.describe_configs(resources, request_timeout=timeout_s).items():
@@ -120,5 +140,9 @@ def compacted_topics(bootstrap_servers: str, topics: Iterable[str], timeout_s: f
     return found
 
 
-def _admin(bootstrap_servers: str, timeout_s: float) -> AdminClient:
-    return AdminClient({"bootstrap.servers": bootstrap_servers, "socket.timeout.ms": int(timeout_s * 1000)})
+def _config(bootstrap_servers: str, timeout_s: float, security: KafkaSecurity | None) -> dict[str, object]:
+    return {
+        "bootstrap.servers": bootstrap_servers,
+        "socket.timeout.ms": int(timeout_s * 1000),
+        **librdkafka_config(security or KafkaSecurity()),
+    }

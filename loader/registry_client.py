@@ -12,9 +12,21 @@ from urllib.parse import quote
 
 import requests
 
+from registry.client_settings import (
+    RegistryClientSettings,
+    describe_refusal,
+    describe_tls_failure,
+    public_url,
+)
+from registry.secret_values import Secret
+
 
 class RegistryUnavailable(RuntimeError):
     """The registry did not answer as a registry should; nothing was loaded."""
+
+
+class RegistryRefused(RegistryUnavailable):
+    """The registry answered and refused the loader: its credentials, certificate or permissions."""
 
 
 @dataclass(frozen=True)
@@ -28,18 +40,32 @@ class SubjectSchemas:
 
 
 class RegistryClient:
-    def __init__(self, url: str, timeout_s: float = 30) -> None:
-        self.url = url.rstrip("/")
+    """``access`` holds the credentials and TLS settings (Confluent's client properties); ``sasl_login`` is
+    the Kafka login, for ``basic.auth.credentials.source=SASL_INHERIT``."""
+
+    def __init__(
+        self,
+        url: str,
+        timeout_s: float = 30,
+        access: RegistryClientSettings | None = None,
+        sasl_login: tuple[str, Secret] | None = None,
+    ) -> None:
+        self.url = public_url(url).rstrip("/")  # user-info in the URL is credentials: never in a message
         self.timeout_s = timeout_s
-        self.session = requests.Session()
-        self.session.headers["Accept"] = "application/vnd.schemaregistry.v1+json, application/json"
+        self.session = (access or RegistryClientSettings()).session(url.rstrip("/"), sasl_login)
 
     def _get(self, path: str, absent: tuple[int, ...] = (404,), **params: str) -> object:
         """The JSON answer; None when the status is one of `absent` (nothing there)."""
         try:
             response = self.session.get(f"{self.url}{path}", params=params, timeout=self.timeout_s)
         except requests.RequestException as exc:
+            tls = describe_tls_failure(exc)
+            if tls:
+                raise RegistryRefused(f"schema registry at {self.url} refused the connection: {tls}") from exc
             raise RegistryUnavailable(f"schema registry at {self.url} did not answer: {exc}") from exc
+        refusal = describe_refusal(response.status_code, response.text)
+        if refusal:
+            raise RegistryRefused(f"schema registry at {self.url} refused the loader: {refusal}")
         if response.status_code in absent:
             return None
         if response.status_code != 200:

@@ -28,6 +28,15 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 # The embedded Derby metastore's directory inside a local warehouse (Derby's `metastore_db` and
 # `derby.log` go there).
 EMBEDDED_METASTORE_DIR = "_loader_metastore"
+# The loader hands Kafka credentials to Spark's Kafka source as read options, never as Spark settings, so
+# they do not reach the UI's environment page or the event log. Settings a user adds might: Spark hides a
+# setting there when its key or value matches `spark.redaction.regex` (by default secret|password|token,
+# which a JAAS line's `password=` already matches), extended here to JAAS lines and PEM private keys; the
+# same for data source options shown in query plans (`spark.sql.redaction.options.regex`, by default url).
+REDACTION = {
+    "spark.redaction.regex": r"(?i)secret|password|token|access[.]?key|jaas|private key",
+    "spark.sql.redaction.options.regex": r"(?i)url|secret|password|token|jaas|keystore\.key|private key",
+}
 
 
 @dataclass(frozen=True)
@@ -145,6 +154,7 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
         # one rename per file at task commit, no `_SUCCESS` marker, instead of two renames per file.
         "spark.hadoop.mapreduce.fileoutputcommitter.algorithm.version": "2",
         "spark.hadoop.mapreduce.fileoutputcommitter.marksuccessfuljobs": "false",
+        **REDACTION,
     }
     if master and master.startswith("local"):
         # A local driver talks only to itself: keep it on loopback whatever the host name resolves to.

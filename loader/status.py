@@ -38,11 +38,16 @@ def show(settings: LoaderSettings, console: Console, spark: SparkSession | None 
             settings.include_topics,
             settings.exclude_topics,
             settings.metadata_timeout_s,
+            settings.kafka_security,
         )
         topics = kafka.partitions
         partitions = [(t, p) for t, n in topics.items() for p in range(n)]
-        marks = watermarks(settings.bootstrap_servers, partitions, settings.metadata_timeout_s)
-        ids = topic_ids(settings.bootstrap_servers, topics, settings.metadata_timeout_s)
+        marks = watermarks(
+            settings.bootstrap_servers, partitions, settings.metadata_timeout_s, settings.kafka_security
+        )
+        ids = topic_ids(
+            settings.bootstrap_servers, topics, settings.metadata_timeout_s, settings.kafka_security
+        )
     finally:
         if own_session:
             spark.stop()
@@ -54,6 +59,10 @@ def show(settings: LoaderSettings, console: Console, spark: SparkSession | None 
         cluster += f" [bold red](the saved offsets are of cluster {manifest.cluster_id})[/]"
     title = f"loader state {posixpath.basename(settings.state_location)}, last load {last_load}, {cluster}"
     table = Table(title=title, title_justify="left")
+    # Which security settings were used (never a secret's text): a refusal is then easier to place.
+    table.caption = (
+        f"Kafka {settings.kafka_security.describe()}; registry {settings.registry_access.describe()}"
+    )
     # Offsets, not records: transaction markers, aborted records and compaction leave gaps, so the lag
     # is an upper bound of the records a run would load.
     for column in ("topic", "table", "partitions", "saved", "end", "lag (offsets)", "note"):

@@ -31,6 +31,7 @@ from loader.decoding import (
     with_reasons_by_id,
 )
 from loader.fault_injection import crash_point
+from loader.kafka_access import java_refusal
 from loader.planning import OffsetRange
 from loader.registry_client import RegistryClient, SubjectSchemas, describe_foreign_id
 from loader.report import TopicReport
@@ -86,7 +87,10 @@ def load_topic(run: RunContext, work: TopicWork, report: TopicReport) -> list[St
         return []
     except Exception as exc:  # one topic's failure must not stop the others
         report.status = "failed"
-        report.reason = f"{work.topic}: {type(exc).__name__}: {str(exc).splitlines()[0][:500]}"
+        refused = java_refusal(str(exc))  # Spark's Kafka source names a refusal in its stack trace
+        report.reason = f"{work.topic}: " + (
+            refused or f"{type(exc).__name__}: {str(exc).splitlines()[0][:500]}"
+        )
         return []
     finally:
         report.seconds = round(time.monotonic() - started, 2)

@@ -15,6 +15,7 @@ from pyspark.sql import DataFrame, Observation, SparkSession
 from pyspark.sql import functions as F
 
 from loader.config import LoaderSettings
+from loader.kafka_security import spark_kafka_options
 from loader.planning import OffsetRange, kafka_source_options, task_count
 from loader.window_counts import HISTOGRAM_BINS, WINDOW_SECONDS, counts_from_histogram, is_exact, summed
 
@@ -25,6 +26,7 @@ def read_ranges(spark: SparkSession, settings: LoaderSettings, ranges: list[Offs
     frame = (
         spark.read.format("kafka")
         .option("kafka.bootstrap.servers", settings.bootstrap_servers)
+        .options(**spark_kafka_options(settings.kafka_security))
         # Committed records only: an aborted transaction's records are never loaded, and the planned
         # end offsets are last stable offsets, so no open transaction is read half.
         .option("kafka.isolation.level", "read_committed")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from typing import TYPE_CHECKING
 
 import click
 
@@ -19,6 +20,9 @@ from registry.backup_cli import export_command, import_command
 from registry.cli_options import DATABASE_URL, require_server_packages
 from registry.config import RegistryConfig
 from registry.schema_check.cli import check, push
+
+if TYPE_CHECKING:
+    from registry.server_tls import ServerTls
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -63,6 +67,25 @@ def main() -> None:
     default=None,
     help="Log lines as text or JSON objects (default: text).",
 )
+@click.option(
+    "--certfile",
+    type=click.Path(dir_okay=False),
+    envvar="REGISTRY_CERTFILE",
+    help="Serve HTTPS with this PEM certificate (chain); needs --keyfile.",
+)
+@click.option("--keyfile", type=click.Path(dir_okay=False), envvar="REGISTRY_KEYFILE", help="Its PEM key.")
+@click.option(
+    "--ca-file",
+    type=click.Path(dir_okay=False),
+    envvar="REGISTRY_CA_FILE",
+    help="With --certfile: verify client certificates against these CAs (PEM).",
+)
+@click.option(
+    "--require-client-cert",
+    is_flag=True,
+    envvar="REGISTRY_REQUIRE_CLIENT_CERT",
+    help="With --ca-file: refuse clients without a certificate signed by those CAs (mutual TLS).",
+)
 def serve(
     host: str,
     port: int,
@@ -78,9 +101,15 @@ def serve(
     trusted_proxy_hops: int | None,
     forwarded_allow_ips: str | None,
     log_format: str | None,
+    certfile: str | None,
+    keyfile: str | None,
+    ca_file: str | None,
+    require_client_cert: bool,
 ) -> None:
-    """Serve the registry API with gunicorn; an empty database is migrated first."""
+    """Serve the registry API with gunicorn (HTTPS with --certfile/--keyfile); an empty database is
+    migrated first."""
     require_server_packages()
+    tls = _server_tls(certfile, keyfile, ca_file, require_client_cert)
     metrics_dir = _prometheus_multiproc_dir()
     try:
         _serve(
@@ -100,13 +129,37 @@ def serve(
                 forwarded_allow_ips=forwarded_allow_ips,
                 log_format=log_format,
             ),
+            tls,
         )
     finally:
         if metrics_dir is not None:
             shutil.rmtree(metrics_dir, ignore_errors=True)
 
 
-def _serve(host: str, port: int, workers: int, threads: int, cfg: RegistryConfig) -> None:
+def _server_tls(
+    certfile: str | None, keyfile: str | None, ca_file: str | None, require_client_cert: bool
+) -> ServerTls | None:
+    """The TLS files, loaded once to check them; None for plain HTTP. Stops with exit 2 on a problem."""
+    from registry.server_tls import ServerTls, TlsSettingsError
+
+    if not certfile:
+        given = [name for name, value in (("--keyfile", keyfile), ("--ca-file", ca_file)) if value]
+        if require_client_cert:
+            given.append("--require-client-cert")
+        if given:
+            raise click.UsageError(f"{', '.join(given)} need(s) --certfile (the server's certificate)")
+        return None
+    if not keyfile:
+        raise click.UsageError("--certfile needs --keyfile (the certificate's private key)")
+    try:
+        return ServerTls(certfile, keyfile, ca_file, require_client_cert).check()
+    except TlsSettingsError as exc:
+        raise click.UsageError(str(exc)) from exc
+
+
+def _serve(
+    host: str, port: int, workers: int, threads: int, cfg: RegistryConfig, tls: ServerTls | None = None
+) -> None:
     """Checks the settings, migrates an empty database, runs gunicorn (after the metrics directory is set)."""
     from registry.api.proxy import parse_allowed
     from registry.server import serve as run_server
@@ -121,8 +174,16 @@ def _serve(host: str, port: int, workers: int, threads: int, cfg: RegistryConfig
             click.echo("registry: created the database schema", err=True)
     except RuntimeError as exc:
         raise click.ClickException(str(exc)) from exc
-    click.echo(f"registry: serving on http://{host}:{port} with {workers} worker(s)", err=True)
-    run_server(cfg, host, port, workers, threads)
+    on_network = host not in ("127.0.0.1", "::1", "localhost")
+    if cfg.auth_enabled and tls is None and on_network and not cfg.trusted_proxy_hops:
+        click.echo(
+            "registry: warning: --auth over plain HTTP on a network address: passwords and tokens cross "
+            "the network in clear; serve with --certfile/--keyfile or behind a TLS proxy",
+            err=True,
+        )
+    scheme = "https" if tls else "http"
+    click.echo(f"registry: serving on {scheme}://{host}:{port} with {workers} worker(s)", err=True)
+    run_server(cfg, host, port, workers, threads, tls)
 
 
 def _prometheus_multiproc_dir() -> str | None:

@@ -16,6 +16,7 @@ from gunicorn.app.base import BaseApplication
 from registry.api import create_app
 from registry.config import RegistryConfig
 from registry.observability import logs, metrics
+from registry.server_tls import ServerTls
 
 
 class RegistryServer(BaseApplication):  # type: ignore[misc]
@@ -75,11 +76,15 @@ def _child_exit(_server: Any, worker: Any) -> None:
     metrics.worker_exited(worker.pid)
 
 
-def serve(cfg: RegistryConfig, host: str, port: int, workers: int, threads: int) -> None:
-    """Runs until SIGTERM/SIGINT (gunicorn stops workers gracefully)."""
+def serve(
+    cfg: RegistryConfig, host: str, port: int, workers: int, threads: int, tls: ServerTls | None = None
+) -> None:
+    """Runs until SIGTERM/SIGINT (gunicorn stops workers gracefully); over HTTPS when ``tls`` is given."""
     options = gunicorn_options(host, port, workers, threads, log_format=cfg.log_format)
     if cfg.forwarded_allow_ips:  # gunicorn then believes X-Forwarded-Proto from the same proxies only
         options["forwarded_allow_ips"] = cfg.forwarded_allow_ips
+    if tls is not None:
+        options.update(tls.gunicorn_options())
     RegistryServer(cfg, options).run()
 
 

@@ -36,6 +36,14 @@ REGISTRY_URL = click.option(
     default=None,
     help="Base URL of a Confluent-compatible registry (env REGISTRY_URL); user:secret@ in it is basic auth.",
 )
+REGISTRY_PROPERTIES = click.option(
+    "--registry-properties",
+    type=click.Path(path_type=Path, dir_okay=False),
+    envvar="REGISTRY_PROPERTIES",
+    default=None,
+    help="Credentials and TLS for the registry: a file of Confluent client properties "
+    "(basic.auth.user.info, bearer.auth.token, ssl.ca.location, ...). Also REGISTRY_<PROPERTY> variables.",
+)
 TIMEOUT = click.option(
     "--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True, help="Seconds per request."
 )
@@ -68,13 +76,25 @@ def _load(paths: tuple[Path, ...], schemas_dir: Path) -> list[tuple[SchemaFile, 
     return loaded
 
 
-def _client(registry_url: str | None, timeout: float, offline_hint: bool) -> RegistryClient:
+def _client(
+    registry_url: str | None, properties: Path | None, timeout: float, offline_hint: bool
+) -> RegistryClient:
+    """A client with the credentials and TLS settings of ``--registry-properties`` and the environment."""
+    from registry.client_settings import RegistrySettingsError, settings_from
     from registry.schema_check.registry_source import RegistryClient
+    from registry.secret_values import SecretError
 
-    if not registry_url:
-        hint = " (or check offline with --against REV)" if offline_hint else ""
-        _stop(f"no registry: give --registry-url or set REGISTRY_URL{hint}")
-    return RegistryClient(registry_url, timeout=timeout)
+    try:
+        access = settings_from(properties, "REGISTRY_")
+        registry_url = registry_url or access.url
+        if not registry_url:
+            hint = " (or check offline with --against REV)" if offline_hint else ""
+            _stop(f"no registry: give --registry-url or set REGISTRY_URL{hint}")
+        if access.url and access.url.rstrip("/") != registry_url.rstrip("/"):
+            _stop(f"--registry-url and the url in {properties} differ: give one")
+        return RegistryClient(registry_url, timeout=timeout, session=access.session(registry_url))
+    except (RegistrySettingsError, SecretError) as exc:
+        _stop(str(exc))
 
 
 @click.command(short_help="Validate .avsc files and check their compatibility (the pre-commit check).")
@@ -102,6 +122,7 @@ def _client(registry_url: str | None, timeout: float, offline_hint: bool) -> Reg
 )
 @SCHEMAS_DIR
 @TIMEOUT
+@REGISTRY_PROPERTIES
 def check(
     paths: tuple[Path, ...],
     registry_url: str | None,
@@ -111,6 +132,7 @@ def check(
     require_defaults: bool,
     schemas_dir: Path,
     timeout: float,
+    registry_properties: Path | None,
 ) -> None:
     """Check schema files (default: schemas/**/*.avsc) against their subjects' registered versions.
 
@@ -131,7 +153,7 @@ def check(
         known = ", ".join(known_level.value for known_level in CompatibilityLevel)
         raise click.BadParameter(f"{level!r} is not one of {known}", param_hint="--level") from None
     loaded = _load(paths, schemas_dir)
-    client = None if revision else _client(registry_url, timeout, offline_hint=True)
+    client = None if revision else _client(registry_url, registry_properties, timeout, offline_hint=True)
     rules = Policies(require_docs=require_docs, require_defaults=require_defaults)
     results = []
     for file, text in loaded:
@@ -156,7 +178,14 @@ def check(
 @REGISTRY_URL
 @SCHEMAS_DIR
 @TIMEOUT
-def push(paths: tuple[Path, ...], registry_url: str | None, schemas_dir: Path, timeout: float) -> None:
+@REGISTRY_PROPERTIES
+def push(
+    paths: tuple[Path, ...],
+    registry_url: str | None,
+    schemas_dir: Path,
+    timeout: float,
+    registry_properties: Path | None,
+) -> None:
     """Register schema files (default: schemas/**/*.avsc) as the next versions of their subjects.
 
     Per subject: "unchanged", "registered version N (id M)", or the refusal with its reasons. Exit 0: all
@@ -166,7 +195,7 @@ def push(paths: tuple[Path, ...], registry_url: str | None, schemas_dir: Path, t
     from registry.schema_check.registry_source import RegistryError, RegistryUnavailable
 
     loaded = _load(paths, schemas_dir)
-    client = _client(registry_url, timeout, offline_hint=False)
+    client = _client(registry_url, registry_properties, timeout, offline_hint=False)
     failed = False
     for file, text in loaded:
         try:

@@ -18,11 +18,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import quote
 
 import requests
 
-__all__ = ["RegisteredVersion", "RegistryClient", "RegistryError", "RegistryUnavailable"]
+from registry.client_settings import describe_refusal, describe_tls_failure, public_url
+
+__all__ = ["RegisteredVersion", "RegistryClient", "RegistryError", "RegistryRefused", "RegistryUnavailable"]
 
 CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
 SUBJECT_NOT_FOUND = 40401
@@ -42,6 +44,14 @@ class RegistryError(RuntimeError):
         self.status = status
         self.error_code = error_code
         self.message = message
+
+
+class RegistryRefused(RegistryError):
+    """401 or 403: the registry refused these credentials (not the schema); says which and what to check."""
+
+    def __init__(self, status: int, error_code: int | None, message: str, url: str) -> None:
+        super().__init__(status, error_code, message)
+        self.args = (f"the registry at {url} refused: {describe_refusal(status, message)}",)
 
 
 @dataclass(frozen=True)
@@ -68,20 +78,21 @@ class RegistryClient:
     @property
     def public_url(self) -> str:
         """The URL without user-info, so credentials never reach a message or a CI log."""
-        parts = urlsplit(self.url)
-        host = parts.netloc.rsplit("@", 1)[-1]
-        return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+        return public_url(self.url)
 
     def _request(self, method: str, path: str, **kwargs: Any) -> Any:
         try:
             response = self.session.request(method, self.url + path, timeout=self.timeout, **kwargs)
         except requests.RequestException as exc:
-            raise RegistryUnavailable(f"cannot reach the registry at {self.public_url}: {exc}") from exc
+            reason = describe_tls_failure(exc) or str(exc)
+            raise RegistryUnavailable(f"cannot reach the registry at {self.public_url}: {reason}") from exc
         if response.status_code >= 500:
             raise RegistryUnavailable(
                 f"the registry at {self.public_url} failed ({method} {path}: HTTP {response.status_code}) "
                 f"{response.text[:300].strip()}"
             )
+        if response.status_code in (401, 403):
+            raise RegistryRefused(response.status_code, *_error_parts(response), self.public_url)
         try:
             body = response.json()
         except ValueError as exc:
@@ -163,6 +174,17 @@ class RegistryClient:
             headers={"Content-Type": CONTENT_TYPE},
         )
         return int(body["id"])
+
+
+def _error_parts(response: requests.Response) -> tuple[int | None, str]:
+    """The error code and message of an error body; the text itself when it is not Confluent's JSON."""
+    try:
+        body = response.json()
+    except ValueError:
+        return None, response.text.strip()[:300]
+    if isinstance(body, dict):
+        return body.get("error_code"), str(body.get("message"))
+    return None, str(body)[:300]
 
 
 def _registered(subject: str, body: Any) -> RegisteredVersion:

@@ -42,6 +42,8 @@ class Harness:
     database: str = field(default_factory=lambda: f"db_{uuid.uuid4().hex[:8]}")
     # Topics of this test start with it, and its runs load only those: tests share one broker.
     prefix: str = field(default_factory=lambda: f"t{uuid.uuid4().hex[:8]}")
+    # What the test's producers give confluent-kafka's registry client besides the URL (credentials, CA).
+    registry_conf: dict[str, str] = field(default_factory=dict)
 
     def settings(self, **overrides: Any) -> LoaderSettings:
         base = LoaderSettings(
@@ -75,7 +77,7 @@ class Harness:
         self, topic: str, schema: dict[str, Any] | str, field: MessageField = MessageField.VALUE
     ) -> Callable[[Any], bytes]:
         """AvroSerializer as an application configures it, registering `<topic>-value` (or `-key`)."""
-        client = SchemaRegistryClient({"url": self.registry_url})
+        client = SchemaRegistryClient({"url": self.registry_url, **self.registry_conf})
         serialize = AvroSerializer(client, schema if isinstance(schema, str) else json.dumps(schema))
         context = SerializationContext(topic, field)
         return lambda record: serialize(record, context)

@@ -1,0 +1,174 @@
+"""The loader's security settings as a user gives them: flags, ``LOADER_*`` variables and the config file.
+
+Kafka's settings are flat (``security_protocol``, ``sasl_*``, ``ssl_*``) plus two tables of extra client
+properties, ``kafka`` (Spark's Kafka source, Java names) and ``librdkafka`` (the metadata client); the
+registry's come as a file of Confluent client properties (``registry_properties``) and ``LOADER_REGISTRY_*``
+variables. Secrets are read from files or environment variables only: ``--sasl-password-file`` or
+``LOADER_SASL_PASSWORD``, ``--ssl-key-password-file`` or ``LOADER_SSL_KEY_PASSWORD``, and in the tables
+``{ file = "..." }`` or ``{ env = "..." }``. There is no flag that takes a secret: the process list shows
+every flag to every user of the machine.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import click
+
+from loader.kafka_security import MECHANISMS, PROTOCOLS, KafkaSecurity
+from registry.client_settings import RegistryClientSettings, settings_from
+from registry.secret_values import (
+    Secret,
+    SecretError,
+    looks_secret,
+    secret_from_env,
+    secret_from_file,
+    secret_reference,
+)
+
+# Keys of the config file (and flags, as --dashed-names) that become a KafkaSecurity or registry settings.
+CONFIG_KEYS = (
+    "security_protocol",
+    "sasl_mechanism",
+    "sasl_username",
+    "sasl_password_file",
+    "ssl_ca_location",
+    "ssl_certificate_location",
+    "ssl_key_location",
+    "ssl_key_password_file",
+    "kafka",
+    "librdkafka",
+    "registry_properties",
+)
+SASL_PASSWORD_VARIABLE = "LOADER_SASL_PASSWORD"
+SSL_KEY_PASSWORD_VARIABLE = "LOADER_SSL_KEY_PASSWORD"
+REGISTRY_VARIABLE_PREFIX = "LOADER_REGISTRY_"
+_PATH = click.Path(dir_okay=False)
+
+
+def security_options(command: Any) -> Any:
+    """The security flags, each also a ``LOADER_<NAME>`` variable (none of them takes a secret)."""
+    options = [
+        click.option(
+            "--security-protocol",
+            type=click.Choice(PROTOCOLS, case_sensitive=False),
+            envvar="LOADER_SECURITY_PROTOCOL",
+            help="Kafka: PLAINTEXT (default), SSL, SASL_PLAINTEXT or SASL_SSL.",
+        ),
+        click.option(
+            "--sasl-mechanism",
+            type=click.Choice(MECHANISMS, case_sensitive=False),
+            envvar="LOADER_SASL_MECHANISM",
+            help="Kafka SASL mechanism.",
+        ),
+        click.option("--sasl-username", envvar="LOADER_SASL_USERNAME", help="Kafka SASL user."),
+        click.option(
+            "--sasl-password-file",
+            type=_PATH,
+            envvar="LOADER_SASL_PASSWORD_FILE",
+            help=f"File holding the SASL password (or set {SASL_PASSWORD_VARIABLE}).",
+        ),
+        click.option(
+            "--ssl-ca-location", type=_PATH, envvar="LOADER_SSL_CA_LOCATION", help="PEM CA of the brokers."
+        ),
+        click.option(
+            "--ssl-certificate-location",
+            type=_PATH,
+            envvar="LOADER_SSL_CERTIFICATE_LOCATION",
+            help="PEM client certificate (mutual TLS).",
+        ),
+        click.option(
+            "--ssl-key-location",
+            type=_PATH,
+            envvar="LOADER_SSL_KEY_LOCATION",
+            help="PEM (PKCS#8) key of the client certificate.",
+        ),
+        click.option(
+            "--ssl-key-password-file",
+            type=_PATH,
+            envvar="LOADER_SSL_KEY_PASSWORD_FILE",
+            help=f"File holding that key's password (or set {SSL_KEY_PASSWORD_VARIABLE}).",
+        ),
+        click.option(
+            "--registry-properties",
+            type=_PATH,
+            envvar="LOADER_REGISTRY_PROPERTIES",
+            help="Registry credentials and TLS: Confluent client properties (basic.auth.user.info, ...).",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def take_security(
+    values: dict[str, Any], environ: Mapping[str, str] | None = None
+) -> tuple[KafkaSecurity, RegistryClientSettings]:
+    """Removes the security keys from ``values`` (config file and flags merged) and returns what they
+    describe, with secrets read; raises ``ValueError`` naming a setting that cannot be used."""
+    env = os.environ if environ is None else environ
+    given = {key: values.pop(key) for key in CONFIG_KEYS if values.get(key) is not None}
+    mechanism = given.get("sasl_mechanism")
+    kafka = KafkaSecurity(
+        protocol=str(given.get("security_protocol", "PLAINTEXT")).upper(),
+        sasl_mechanism=str(mechanism).upper() if mechanism else None,
+        sasl_username=given.get("sasl_username"),
+        sasl_password=_one_secret(
+            "the SASL password", given.get("sasl_password_file"), SASL_PASSWORD_VARIABLE, env
+        ),
+        ssl_ca_location=given.get("ssl_ca_location"),
+        ssl_certificate_location=given.get("ssl_certificate_location"),
+        ssl_key_location=given.get("ssl_key_location"),
+        ssl_key_password=_one_secret(
+            "the SSL key password", given.get("ssl_key_password_file"), SSL_KEY_PASSWORD_VARIABLE, env
+        ),
+        java_properties=client_properties(given.get("kafka", {}), "kafka", env),
+        librdkafka_properties=client_properties(given.get("librdkafka", {}), "librdkafka", env),
+    )
+    registry = settings_from(given.get("registry_properties"), REGISTRY_VARIABLE_PREFIX, env)
+    return kafka, registry
+
+
+def client_properties(
+    table: object, name: str, environ: Mapping[str, str] | None = None
+) -> dict[str, str | Secret]:
+    """A config table of client properties as flat dotted names (TOML's unquoted dotted keys nest), values
+    as the clients want them (``true``/``false``, numbers as text); secrets only as file or variable."""
+    if not isinstance(table, Mapping):
+        raise ValueError(f"{name} must be a table of client properties, e.g. [loader.{name}]")
+    found: dict[str, str | Secret] = {}
+    for key, value in _flattened(table):
+        if isinstance(value, Mapping) or looks_secret(key):
+            found[key] = secret_reference(value, f"{name}.{key}", environ)
+        elif isinstance(value, bool):
+            found[key] = "true" if value else "false"
+        else:
+            found[key] = str(value)
+    return found
+
+
+def _flattened(table: Mapping[str, object], prefix: str = "") -> list[tuple[str, object]]:
+    """(dotted name, value) pairs; a ``{ file = ... }`` or ``{ env = ... }`` table is a value, not a level."""
+    pairs: list[tuple[str, object]] = []
+    for key, value in table.items():
+        if isinstance(value, Mapping) and not _is_reference(value):
+            pairs += _flattened(value, f"{prefix}{key}.")
+        else:
+            pairs.append((f"{prefix}{key}", value))
+    return pairs
+
+
+def _is_reference(value: Mapping[str, object]) -> bool:
+    return len(value) == 1 and next(iter(value)) in ("file", "env")
+
+
+def _one_secret(
+    what: str, file: str | Path | None, variable: str, environ: Mapping[str, str]
+) -> Secret | None:
+    from_env = secret_from_env(variable, environ)
+    if file and from_env is not None:
+        raise SecretError(f"{what} is given both as a file ({file}) and in {variable}: give one")
+    return secret_from_file(file, what) if file else from_env
