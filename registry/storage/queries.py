@@ -88,6 +88,20 @@ def version_with_hash(session: Session, subject_row: Subject, identity_hash: str
     return session.execute(stmt).scalar_one_or_none()
 
 
+def latest_live_schema(session: Session, subject_row: Subject | None) -> SchemaRecord | None:
+    """The schema of the subject's latest live version: what a registration carries a contract from."""
+    if subject_row is None:
+        return None
+    stmt = (
+        select(SchemaRecord)
+        .join(SubjectVersion, SubjectVersion.schema_id == SchemaRecord.id)
+        .where(SubjectVersion.subject_id == subject_row.id, SubjectVersion.deleted.is_(False))
+        .order_by(SubjectVersion.version.desc())
+        .limit(1)
+    )
+    return session.execute(stmt).scalar_one_or_none()
+
+
 def schema_by_hash(session: Session, identity_hash: str) -> SchemaRecord | None:
     return session.execute(
         select(SchemaRecord).where(SchemaRecord.identity_hash == identity_hash)
