@@ -87,22 +87,24 @@ def parse_metadata(raw: Any, where: str = "metadata") -> Metadata | None:
     if unknown:
         raise _metadata_error(unknown)
     out: Metadata = {}
-    if raw.get("tags") is not None:
-        tags = raw["tags"]
-        if not isinstance(tags, dict):
-            raise _metadata_error(f"{where}.tags must be an object of tag lists")
-        found = {path: _strings(v, f"{where}.tags.{path}", _metadata_error) for path, v in tags.items()}
-        if found:
-            out["tags"] = dict(sorted(found.items()))
-    if raw.get("properties") is not None:
-        properties = _string_map(raw["properties"], f"{where}.properties", _metadata_error)
-        if properties:
-            out["properties"] = properties
-    if raw.get("sensitive") is not None:
-        sensitive = _strings(raw["sensitive"], f"{where}.sensitive", _metadata_error)
-        if sensitive:
-            out["sensitive"] = sensitive
+    _put(out, raw, "tags", lambda tags: _tags(tags, f"{where}.tags"))
+    _put(out, raw, "properties", lambda value: _string_map(value, f"{where}.properties", _metadata_error))
+    _put(out, raw, "sensitive", lambda value: _strings(value, f"{where}.sensitive", _metadata_error))
     return out
+
+
+def _tags(raw: Any, where: str) -> dict[str, list[str]]:
+    if not isinstance(raw, dict):
+        raise _metadata_error(f"{where} must be an object of tag lists")
+    return {path: _strings(tags, f"{where}.{path}", _metadata_error) for path, tags in sorted(raw.items())}
+
+
+def _put(out: dict[str, Any], raw: dict[str, Any], key: str, parse: Callable[[Any], Any]) -> None:
+    """``out[key]`` is ``raw[key]`` parsed, when given (not null) and not empty: empty parts are left out."""
+    if raw.get(key) is not None:
+        value = parse(raw[key])
+        if value:
+            out[key] = value
 
 
 # -- rule sets ------------------------------------------------------------------------------------
@@ -145,14 +147,8 @@ def parse_rule(raw: Any, modes: tuple[str, ...], where: str) -> dict[str, Any]:
     if not isinstance(raw.get("type"), str) or not raw["type"]:
         raise _rule_error(f"{where} needs a string 'type' (CEL, JSONATA, ENCRYPT, ...)")
     rule["type"] = raw["type"]
-    if raw.get("tags") is not None:
-        tags = _strings(raw["tags"], f"{where}.tags", _rule_error)
-        if tags:
-            rule["tags"] = tags
-    if raw.get("params") is not None:
-        params = _string_map(raw["params"], f"{where}.params", _rule_error)
-        if params:
-            rule["params"] = params
+    _put(rule, raw, "tags", lambda tags: _strings(tags, f"{where}.tags", _rule_error))
+    _put(rule, raw, "params", lambda params: _string_map(params, f"{where}.params", _rule_error))
     for key in ("expr", "onSuccess", "onFailure"):
         _optional_text(raw, key, where, rule)
     for key in ("onSuccess", "onFailure"):
