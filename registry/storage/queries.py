@@ -88,18 +88,19 @@ def version_with_hash(session: Session, subject_row: Subject, identity_hash: str
     return session.execute(stmt).scalar_one_or_none()
 
 
-def latest_live_schema(session: Session, subject_row: Subject | None) -> SchemaRecord | None:
-    """The schema of the subject's latest live version: what a registration carries a contract from."""
+def latest_live(session: Session, subject_row: Subject | None) -> tuple[int, SchemaRecord] | None:
+    """The subject's latest live version and its schema: what a registration carries a contract from."""
     if subject_row is None:
         return None
     stmt = (
-        select(SchemaRecord)
-        .join(SubjectVersion, SubjectVersion.schema_id == SchemaRecord.id)
+        select(SubjectVersion.version, SchemaRecord)
+        .join(SchemaRecord, SchemaRecord.id == SubjectVersion.schema_id)
         .where(SubjectVersion.subject_id == subject_row.id, SubjectVersion.deleted.is_(False))
         .order_by(SubjectVersion.version.desc())
         .limit(1)
     )
-    return session.execute(stmt).scalar_one_or_none()
+    found = session.execute(stmt).first()
+    return (found[0], found[1]) if found is not None else None
 
 
 def schema_by_hash(session: Session, identity_hash: str) -> SchemaRecord | None:

@@ -37,6 +37,13 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 Stamp = tuple[int, int]
+Latest = tuple[int, SchemaRecord]  # (version, schema) of a subject's latest live version
+
+
+STAMP_QUERY = text(
+    "SELECT r.epoch, COALESCE(s.last_version, 0) FROM registry_state r "
+    "LEFT JOIN subjects s ON s.name = :name WHERE r.id = 1"
+)
 
 
 @dataclass(frozen=True)
@@ -79,15 +86,21 @@ class RegistrationMixin:
 
     # -- what a request becomes -------------------------------------------------------------------
     def _candidate(
-        self, session: Session, row: Subject | None, parsed: ParsedSchema, request: SchemaRequest, mode: str
+        self,
+        session: Session,
+        row: Subject | None,
+        parsed: ParsedSchema,
+        request: SchemaRequest,
+        mode: str,
+        latest: Latest | None,
     ) -> Candidate:
+        """``latest`` is the subject's latest live version (``q.latest_live``), which the callers also use."""
         state = q.state(session)
         config = scope_config(state, row)
         if mode == "IMPORT":  # a copy of another registry: the contract exactly as it was there
             metadata, rule_set = request.metadata or None, request.rule_set or None
         else:
-            latest = q.latest_live_schema(session, row)
-            previous = self._stored(latest).contract if latest is not None else None
+            previous = self._stored(latest[1]).contract if latest is not None else None
             metadata, rule_set = registration_contract(config, request.metadata, request.rule_set, previous)
         key = schema_logic.identity_hash(parsed, request.schema_type, request.references, metadata, rule_set)
         return Candidate(key, metadata, rule_set, config.compatibility_group)
@@ -96,13 +109,9 @@ class RegistrationMixin:
         """The delete/config counter and the subject's last version, in one tiny statement: a cached
         registration stays valid while neither moved (a new version can change what a request without a
         contract carries forward)."""
-        statement = text(
-            "SELECT r.epoch, COALESCE(s.last_version, 0) FROM registry_state r "
-            "LEFT JOIN subjects s ON s.name = :name WHERE r.id = 1"
-        )
         try:
             with self.db.engine.connect() as conn:
-                found = conn.execute(statement, {"name": subject}).first()
+                found = conn.execute(STAMP_QUERY, {"name": subject}).first()
         except SQLAlchemyError as exc:
             raise errors.StoreError(f"Error in the backend datastore: {exc}") from exc
         if found is None:
@@ -139,9 +148,8 @@ class RegistrationMixin:
         if row is None or q.effective_mode(state, row) != "READWRITE":
             return None
         stamp = (state.epoch, row.last_version)
-        found = q.version_with_hash(
-            session, row, self._candidate(session, row, parsed, request, "READWRITE").key
-        )
+        candidate = self._candidate(session, row, parsed, request, "READWRITE", q.latest_live(session, row))
+        found = q.version_with_hash(session, row, candidate.key)
         if found is None or found.deleted:
             return None
         return stamp, Registered(
@@ -160,7 +168,8 @@ class RegistrationMixin:
             raise errors.OperationNotPermitted(
                 f"Subject '{subject}' is not in import mode; 'id' and 'version' may only be given in IMPORT."
             )
-        candidate = self._candidate(session, row, parsed, request, mode)
+        latest = q.latest_live(session, row)  # carries a contract forward; BACKWARD's one baseline
+        candidate = self._candidate(session, row, parsed, request, mode, latest)
         if row is not None:
             found = q.version_with_hash(session, row, candidate.key)
             if found is not None and not found.deleted and request.id in (None, found.schema_id):
@@ -169,7 +178,7 @@ class RegistrationMixin:
                 )
         if mode != "IMPORT":
             level = q.effective_compatibility(state, row)
-            pairs = self._versions_to_check(session, row, level, candidate)
+            pairs = self._versions_to_check(session, row, level, candidate, latest)
             found_conflicts = schema_logic.conflicts(parsed, pairs, level)
             if found_conflicts:
                 raise schema_logic.incompatible_error(subject, level, found_conflicts)
@@ -191,10 +200,19 @@ class RegistrationMixin:
         return Registered(record.id, version, True, self._stored(record))
 
     def _versions_to_check(
-        self, session: Session, row: Subject | None, level: str, candidate: Candidate
+        self,
+        session: Session,
+        row: Subject | None,
+        level: str,
+        candidate: Candidate,
+        latest: Latest | None,
     ) -> list[tuple[int, ParsedSchema]]:
-        """The versions a new schema is checked against: those of its compatibility group (Confluent)."""
-        if candidate.group is None:
+        """The versions a new schema is checked against: those of its compatibility group (Confluent).
+        A non-transitive level without a group needs only ``latest``, which the caller has read."""
+        one = level != "NONE" and not level.endswith("_TRANSITIVE")
+        if candidate.group is None and one:
+            pairs = [latest] if latest is not None else []
+        elif candidate.group is None:
             pairs = q.versions_to_check(session, row, level)
         else:
             same_group = [
@@ -253,7 +271,8 @@ class RegistrationMixin:
             row = q.existing_subject(session, subject)
             found = q.version_with_hash(session, row, exact)
             if found is None or (found.deleted and not include_deleted):
-                completed = self._candidate(session, row, parsed, request, "READWRITE").key
+                latest = q.latest_live(session, row)
+                completed = self._candidate(session, row, parsed, request, "READWRITE", latest).key
                 found = q.version_with_hash(session, row, completed) if completed != exact else found
             if found is None or (found.deleted and not include_deleted):
                 raise errors.SchemaNotFound(f"Schema not found under subject '{subject}'.")
@@ -273,16 +292,19 @@ class RegistrationMixin:
             if version is None:
                 row = q.subject(session, subject)
                 level = q.effective_compatibility(state, row)
-                candidate = self._candidate(session, row, parsed, request, "READWRITE")
-                return level, self._versions_to_check(session, row, level, candidate)
+                latest = q.latest_live(session, row)
+                candidate = self._candidate(session, row, parsed, request, "READWRITE", latest)
+                return level, self._versions_to_check(session, row, level, candidate, latest)
             subject_row, found, record = q.version_row(session, subject, version, include_deleted=False)
-            candidate = self._candidate(session, subject_row, parsed, request, "READWRITE")
+            level = q.effective_compatibility(state, subject_row)
             stored = self._stored(record)
-            if candidate.group is not None and group_value(stored.metadata, candidate.group) != (
-                candidate.group_value
-            ):
-                return q.effective_compatibility(state, subject_row), []  # another group: not compared
-            return q.effective_compatibility(state, subject_row), [(found.version, self.parsed(stored))]
+            group = scope_config(state, subject_row).compatibility_group
+            if group is not None:
+                latest = q.latest_live(session, subject_row)
+                candidate = self._candidate(session, subject_row, parsed, request, "READWRITE", latest)
+                if group_value(stored.metadata, group) != candidate.group_value:
+                    return level, []  # another compatibility group: nothing to compare with
+            return level, [(found.version, self.parsed(stored))]
 
         level, pairs = self._read(work)
         return level, schema_logic.conflicts(parsed, pairs, level)
