@@ -17,7 +17,7 @@ from registry.schema_check.checker import Baseline, PreviousVersion
 from registry.schema_check.contract_file import Contract, parse_contract, sidecar_of
 from registry.schema_check.history import file_at_revision
 from registry.schema_check.registry_source import RegisteredVersion, RegistryClient, RegistryUnavailable
-from registry.service.contract_config import ContractConfig, group_value, registration_contract
+from registry.service.contract_config import ContractConfig, group_value, in_group, registration_contract
 from registry.service.contracts import Metadata, parse_metadata
 from registry.service.errors import RegistryError as ContractRefused
 
@@ -90,9 +90,13 @@ def _grouped(
     value: str | None,
     source: str,
 ) -> Baseline:
-    same = [_previous(v) for v in history if group_value(v.metadata, group) == value]
-    versions = same if level.transitive else same[-1:]
-    return Baseline(level=level, versions=tuple(versions), source=source, group=_group_label(group, value))
+    versions = in_group(history, lambda version: version.metadata, group, value, level.transitive)
+    return Baseline(
+        level=level,
+        versions=tuple(_previous(v) for v in versions),
+        source=source,
+        group=_group_label(group, value),
+    )
 
 
 def from_git(

@@ -14,8 +14,9 @@ the rule set. Pure functions; the repository reads and writes the settings.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from registry.service import errors
 from registry.service.contracts import (
@@ -42,6 +43,7 @@ UNSUPPORTED_FIELDS = (
     "compatibilityPolicy",
 )  # fmt: skip
 MAX_GROUP_LENGTH = 255
+V = TypeVar("V")
 
 
 @dataclass(frozen=True)
@@ -155,3 +157,16 @@ def group_value(metadata: Metadata | None, group: str | None) -> str | None:
         return None
     value = metadata.get("properties", {}).get(group)
     return value if isinstance(value, str) else None
+
+
+def in_group(
+    versions: Sequence[V],
+    metadata_of: Callable[[V], Metadata | None],
+    group: str,
+    value: str | None,
+    transitive: bool,
+) -> list[V]:
+    """The versions (oldest first) a new one of group value ``value`` is checked against: those of its
+    group, all of them for a transitive level, else the newest."""
+    same = [version for version in versions if group_value(metadata_of(version), group) == value]
+    return same if transitive else same[-1:]

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from sqlalchemy import Integer, case, cast, func, select
 from sqlalchemy.orm import Session
 
-from registry.service.contract_config import group_value, registration_contract
+from registry.service.contract_config import group_value, in_group, registration_contract
 from registry.storage import queries as q
 from registry.storage.models import RegistryState, Subject, SubjectVersion
 from registry.storage.settings import scope_config
@@ -143,8 +143,9 @@ class BrowsingMixin:
             ]
             # A schema without a contract carries the latest version's, so it joins that version's group.
             carried = registration_contract(config, None, None, every[-1][1].contract if every else None)[0]
-            value = group_value(carried, config.compatibility_group)
-            same = [(v, s) for v, s in every if group_value(s.metadata, config.compatibility_group) == value]
-            return level, same if transitive else same[-1:]
+            group = config.compatibility_group
+            return level, in_group(
+                every, lambda pair: pair[1].metadata, group, group_value(carried, group), transitive
+            )
 
         return self._read(work)

@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session
 from registry.compatibility import Conflict, ParsedSchema
 from registry.service import errors
 from registry.service import schemas as schema_logic
-from registry.service.contract_config import group_value, registration_contract
+from registry.service.contract_config import group_value, in_group, registration_contract
 from registry.service.contracts import Metadata, RuleSet, to_text
 from registry.service.requests import SchemaRequest
 from registry.storage import queries as q
@@ -215,12 +215,13 @@ class RegistrationMixin:
         elif candidate.group is None:
             pairs = q.versions_to_check(session, row, level)
         else:
-            same_group = [
-                (version, record)
-                for version, record in q.versions_to_check(session, row, "FULL_TRANSITIVE")
-                if group_value(self._stored(record).metadata, candidate.group) == candidate.group_value
-            ]
-            pairs = same_group if level.endswith("_TRANSITIVE") else same_group[-1:]
+            pairs = in_group(
+                q.versions_to_check(session, row, "FULL_TRANSITIVE"),
+                lambda pair: self._stored(pair[1]).metadata,
+                candidate.group,
+                candidate.group_value,
+                level.endswith("_TRANSITIVE"),
+            )
         return [(version, self.parsed(self._stored(record))) for version, record in pairs]
 
     def _schema_record(
