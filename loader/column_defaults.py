@@ -36,8 +36,9 @@ def existence_defaults(latest_schema: str) -> dict[str, str]:
 
 def sql_literal(avro_type: Any, value: Any) -> str | None:
     """The default as a Spark SQL literal of the column's type, or None when there is no exact one."""
-    if isinstance(avro_type, list):  # a union's default belongs to its first branch
-        return sql_literal(avro_type[0], value) if avro_type else None
+    if isinstance(avro_type, list):  # Avro 1.12: the default belongs to the first branch it matches
+        branch = next((b for b in avro_type if _matches(b, value)), None)
+        return None if branch is None else sql_literal(branch, value)
     if isinstance(avro_type, dict):
         if avro_type.get("logicalType"):
             return None
@@ -55,6 +56,29 @@ def sql_literal(avro_type: Any, value: Any) -> str | None:
             return None
         return f"CAST({value!r} AS {_SQL_TYPES[avro_type]})"
     return None
+
+
+def _matches(avro_type: Any, value: Any) -> bool:
+    """Whether ``value`` is of the JSON kind of ``avro_type`` (the schema was validated when registered)."""
+    kind = avro_type.get("type") if isinstance(avro_type, dict) else avro_type
+    if isinstance(kind, dict | list):  # {"type": {...}} nests a type; a union cannot contain one
+        return _matches(kind, value)
+    if kind == "null":
+        return value is None
+    if kind == "boolean":
+        return isinstance(value, bool)
+    if kind in ("int", "long"):
+        bits = 31 if kind == "int" else 63
+        return isinstance(value, int) and not isinstance(value, bool) and -(2**bits) <= value < 2**bits
+    if kind in ("float", "double"):
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if kind == "enum":
+        return value in avro_type.get("symbols", ())
+    if kind in ("string", "bytes", "fixed"):
+        return isinstance(value, str)
+    if kind == "array":
+        return isinstance(value, list)
+    return isinstance(value, dict)  # map, record, or a named type's reference
 
 
 def _string(value: Any) -> str | None:

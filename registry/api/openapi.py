@@ -11,6 +11,7 @@ import json
 from functools import cache
 from typing import Any
 
+from registry.api.openapi_contracts import config_fields, contract_components, nullable_ref
 from registry.config import RegistryConfig
 from registry.service.requests import COMPATIBILITY_LEVELS, MAX_INT32, MODES
 
@@ -89,6 +90,7 @@ PAGE = [
     param("limit", "query", {"type": "integer", "minimum": -1, "maximum": MAX_INT32}),
 ]
 PREFIX = param("subjectPrefix", "query", {"type": "string"})
+GUID = param("guid", "path", {"type": "string", "format": "uuid"})
 
 
 def components(cfg: RegistryConfig) -> Obj:
@@ -103,7 +105,10 @@ def components(cfg: RegistryConfig) -> Obj:
         "schema": {"type": "string"},
         "schemaType": {"type": "string", "enum": ["AVRO", None], "nullable": True},
         "references": {"type": "array", "items": ref("Reference"), "nullable": True},
+        "metadata": nullable_ref("Metadata"),
+        "ruleSet": nullable_ref("RuleSet"),
     }
+    stored_fields: Obj = {**schema_fields, "guid": {"type": "string", "format": "uuid"}}
     return {
         "Error": obj(["error_code", "message"], error_code={"type": "integer"}, message={"type": "string"}),
         "Reference": reference,
@@ -115,19 +120,25 @@ def components(cfg: RegistryConfig) -> Obj:
                 "schema": {"type": "string", "minLength": 1, "maxLength": cfg.max_schema_chars},
             },
         },
-        "Schema": {"type": "object", "required": ["schema"], "properties": schema_fields},
+        "Schema": {"type": "object", "required": ["schema", "guid"], "properties": stored_fields},
         "SubjectVersionSchema": {
             "type": "object",
-            "required": ["subject", "version", "id", "schema"],
+            "required": ["subject", "version", "id", "schema", "guid"],
             "properties": {
                 "subject": {"type": "string"},
                 "version": version_number,
                 "id": version_number,
-                **schema_fields,
+                **stored_fields,
             },
         },
         "SubjectVersion": obj(["subject", "version"], subject={"type": "string"}, version=version_number),
-        "Id": obj(["id"], id=version_number),
+        "Registered": {
+            "type": "object",
+            "required": ["id", "version", "guid", "schema"],
+            "properties": {"id": version_number, "version": version_number, **stored_fields},
+        },
+        "ContextId": obj(["context", "id"], context={"type": "string"}, id=version_number),
+        **contract_components(),
         "Compatibility": obj(
             ["is_compatible"],
             is_compatible={"type": "boolean"},
@@ -141,11 +152,15 @@ def components(cfg: RegistryConfig) -> Obj:
 def paths() -> Obj:
     strings = {"type": "array", "items": {"type": "string"}}
     ints = {"type": "array", "items": {"type": "integer"}}
-    level_get = ok(obj(["compatibilityLevel"], compatibilityLevel=ref("Level")))
-    level_put = ok(obj(["compatibility"], compatibility=ref("Level")))
+    level_get = ok(obj(["compatibilityLevel"], compatibilityLevel=ref("Level"), **config_fields()))
+    level_put = ok(obj([], compatibility=ref("Level"), **config_fields()))
     mode = ok(obj(["mode"], mode=ref("Mode")))
     mode_body = obj(["mode"], mode=ref("Mode"))
-    level_body = obj(["compatibility"], compatibility=ref("Level"))
+    level_body = {
+        **obj([], compatibility=ref("Level"), compatibilityLevel=ref("Level"), **config_fields()),
+        "additionalProperties": False,
+        "minProperties": 1,
+    }
     versions = "/subjects/{subject}/versions"
     return {
         "/": {"get": op("Root", [], {"200": ok({"type": "object"})})},
@@ -172,9 +187,21 @@ def paths() -> Obj:
             "post": op(
                 "Register a schema",
                 [SUBJECT, *flags("normalize")],
-                responses(ok(ref("Id")), "404", "409", "413"),
+                responses(ok(ref("Registered")), "404", "409", "413"),
                 ref("SchemaRequest"),
             ),
+        },
+        "/subjects/{subject}/metadata": {
+            "get": op(
+                "The newest version whose metadata has every key/value given",
+                [
+                    SUBJECT,
+                    param("key", "query", strings),
+                    param("value", "query", strings),
+                    *flags("deleted"),
+                ],
+                responses(ok(ref("SubjectVersionSchema")), "404"),
+            )
         },
         versions + "/{version}": {
             "get": op(
@@ -204,6 +231,17 @@ def paths() -> Obj:
             )
         },
         "/schemas/types": {"get": op("Supported schema types", [], {"200": ok(strings)})},
+        "/schemas/guids/{guid}": {
+            "get": op("Get a schema by GUID", [GUID], responses(ok(ref("Schema")), "404"))
+        },
+        "/schemas/guids/{guid}/ids": {
+            "get": op(
+                "The ids of a GUID, per context",
+                [GUID],
+                responses(ok({"type": "array", "items": ref("ContextId")}), "404"),
+            )
+        },
+        "/contexts": {"get": op("Contexts (only the default one, '.')", PAGE, responses(ok(strings)))},
         "/schemas/ids/{id}": {
             "get": op("Get a schema by id", [SCHEMA_ID], responses(ok(ref("Schema")), "404"))
         },

@@ -1,10 +1,11 @@
-"""``/schemas``: schemas by global id (the deserializer's hot path) and the supported types."""
+"""``/schemas``: schemas by global id (the deserializer's hot path) or GUID, and the supported types."""
 
 from __future__ import annotations
 
 from flask import Blueprint, Response, request
 
 from registry.api.common import CONTENT_TYPE, flag, paginate, registry, reply
+from registry.service import requests as parse
 from registry.service.requests import SUPPORTED_SCHEMA_TYPES
 
 bp = Blueprint("schemas", __name__)
@@ -33,6 +34,18 @@ def get_schema(schema_id: int) -> Response:
 @bp.get("/schemas/ids/<schema_id>/schema")
 def get_schema_text(schema_id: int) -> Response:
     return Response(registry().get_schema(schema_id).schema, mimetype=CONTENT_TYPE)
+
+
+@bp.get("/schemas/guids/<guid>")
+def get_schema_by_guid(guid: str) -> Response:
+    return reply(registry().schema_by_guid(parse.parse_guid(guid)).body())
+
+
+@bp.get("/schemas/guids/<guid>/ids")
+def get_ids_by_guid(guid: str) -> Response:
+    """The ids of a GUID per context: here one id, in the default context."""
+    found = registry().schema_by_guid(parse.parse_guid(guid))
+    return reply([{"context": parse.DEFAULT_CONTEXT, "id": found.id}])
 
 
 def _usages(schema_id: int) -> list[tuple[str, int]]:

@@ -1,10 +1,11 @@
-"""``/subjects``: list subjects, register, look up, read and delete versions."""
+"""``/subjects``: list subjects, register, look up, read and delete versions; ``/contexts``."""
 
 from __future__ import annotations
 
 from flask import Blueprint, Response, request
 
 from registry.api.common import CONTENT_TYPE, flag, paginate, registry, reply, schema_body
+from registry.service import requests as parse
 
 bp = Blueprint("subjects", __name__)
 
@@ -23,7 +24,7 @@ def list_subjects() -> Response:
 def register(subject: str) -> Response:
     """Registers a schema; an already registered one answers with its existing id (idempotent)."""
     done = registry().register(subject, schema_body(), normalize=flag("normalize"))
-    return reply({"id": done.id})
+    return reply(done.body())
 
 
 @bp.post("/subjects/<subject>")
@@ -62,6 +63,20 @@ def get_version_schema(subject: str, version: int) -> Response:
 @bp.get("/subjects/<subject>/versions/<version>/referencedby")
 def referenced_by(subject: str, version: int) -> Response:
     return reply(paginate(registry().referenced_by(subject, version)))
+
+
+@bp.get("/subjects/<subject>/metadata")
+def latest_with_metadata(subject: str) -> Response:
+    """The newest version whose metadata properties include every ``key``/``value`` pair given."""
+    wanted = parse.metadata_query(request.args.getlist("key"), request.args.getlist("value"))
+    view = registry().latest_with_metadata(subject, wanted, include_deleted=flag("deleted"))
+    return reply(view.body())
+
+
+@bp.get("/contexts")
+def contexts() -> Response:
+    """Only the default context exists here (subjects qualified with another one are refused)."""
+    return reply(paginate([parse.DEFAULT_CONTEXT]))
 
 
 @bp.delete("/subjects/<subject>/versions/<version>")

@@ -93,16 +93,11 @@ def _missing_default(found: Found, path: str) -> tuple[str, str]:
     field = found.detail
     message = f'field "{path}" is in the reader but not in the writer, and has no default to fill it with'
     node = field.type
-    if node.type == "union":
-        types = [b.type for b in node.branches]
-        if types[:1] == ["null"]:
+    if node.type == "union":  # since Avro 1.12 a union's default may match any of its branches
+        if any(b.type == "null" for b in node.branches):
             return message, f'add "default": null to the field "{field.name}"'
-        if "null" in types:
-            return message, 'move "null" to the first branch of the union and add "default": null'
-        return (
-            message,
-            f'add a "default" matching the first branch ({node.branches[0].describe()}) of the union',
-        )
+        branches = ", ".join(b.describe() for b in node.branches)
+        return message, f'add a "default" matching one of the union\'s branches ({branches})'
     hint = (
         f'add "default": null and make the type ["null", {_type_json(node)}], '
         f'or add a "default" of type {node.type}'

@@ -1,12 +1,16 @@
 """Checks on values inside a schema: field defaults against their types, and logical type parameters.
 
 A default that does not match its type is accepted by some parsers and only blows up when a reader
-needs it, long after the schema was registered; so we refuse it up front, with Avro Java's rules (an int
-or long default is an integral JSON number in range, a float or double any number, a union default
-matches the union's first branch, a record default is an object that gives every field without a
-default of its own). We are stricter than Java in three places, each a default Java accepts but cannot
-use: an enum default must be one of the symbols, a bytes or fixed default may only hold code points
-0-255 (one per byte), and a fixed default must have exactly ``size`` of them.
+needs it, long after the schema was registered; so we refuse it up front, with Avro Java 1.12's rules (an
+int or long default is an integral JSON number in range, a float or double any number, a union default
+matches any of the union's branches, a record default is an object that gives every field without a
+default of its own). Avro 1.12 changed the union rule: before it, the specification required the first
+branch; now "default values for union fields correspond to the first schema that matches in the union",
+which :func:`default_branch` finds. We are stricter than Java in three places, each a default Java
+accepts but cannot use as written: an enum default must be one of the symbols, a bytes or fixed default
+may only hold code points 0-255 (one per byte), and a fixed default must have exactly ``size`` of them
+(Java pads a shorter one with zero bytes and cuts a longer one when it fills the field, so readers would
+get a value the schema does not say).
 
 Logical types: Avro Java ignores an invalid logical type and reads the data as the underlying type. We
 refuse them instead, because a producer that believes it writes ``decimal(4, 2)`` into a ``fixed`` too
@@ -148,13 +152,21 @@ def default_mismatch(node: Node, value: Any) -> str | None:
     if kind == "union":
         if not node.branches:
             return "a union without branches has no valid default"
-        reason = default_mismatch(node.branches[0], value)
-        if reason is None:
-            return None
-        return f"a union's default must match its first branch ({node.branches[0].describe()}): {reason}"
+        reasons = []
+        for branch in node.branches:
+            reason = default_mismatch(branch, value)
+            if reason is None:
+                return None
+            reasons.append(f"{branch.describe()}: {reason}")
+        return f"it matches no branch of the union ({'; '.join(reasons)})"
     if kind == "record":
         return _record_mismatch(node, value)
     return None  # an invalid part of the schema, already reported
+
+
+def default_branch(union: Node, value: Any) -> Node | None:
+    """The branch a union's default belongs to: the first one it is a valid value of (Avro 1.12)."""
+    return next((b for b in union.branches if default_mismatch(b, value) is None), None)
 
 
 def _bytes_mismatch(node: Node, value: Any) -> str | None:

@@ -69,6 +69,7 @@ class Finding:
     rule: str
     message: str
     hint: str = ""
+    path_display: str = ""  # set when the finding is in another file than the schema (its contract)
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,8 @@ class Baseline:
     level: CompatibilityLevel
     versions: tuple[PreviousVersion, ...]
     source: str  # "registry <url>" or "git <rev>": says in notes where the versions came from
+    #: "compatibility group major=2" when only the versions of that group are compared (data contracts)
+    group: str = ""
 
 
 def _invalid(file: SchemaSource, error: InvalidSchemaError, index: SourceIndex) -> FileResult:
@@ -181,11 +184,12 @@ def _policy_findings(violations: Sequence[policies.PolicyViolation], index: Sour
     return [Finding(index.value(v.pointer), v.rule, v.message, v.hint) for v in violations]
 
 
-def _compared_note(level: CompatibilityLevel, compared: Sequence[PreviousVersion], source: str) -> str:
+def _compared_note(baseline: Baseline, compared: Sequence[PreviousVersion]) -> str:
     labels = ", ".join(previous.label for previous in compared)
     if len(compared) > 3:  # a long transitive history: the range says enough
         labels = f"{compared[0].label} to {compared[-1].label} ({len(compared)} versions)"
-    return f"compatible under {level.value} with {labels} ({source})"
+    where = f"{baseline.source}, {baseline.group}" if baseline.group else baseline.source
+    return f"compatible under {baseline.level.value} with {labels} ({where})"
 
 
 def check_file(
@@ -210,14 +214,19 @@ def check_file(
 
     usable, notes = _parse_previous(baseline.versions if baseline else ())
     conflicts: list[Conflict] = []
-    if baseline is None or not baseline.versions:
+    if baseline is not None and baseline.group and not baseline.versions:
+        notes.append(
+            f"no version of {file.subject} in {baseline.group}: nothing to be compatible with "
+            f"({baseline.source}); validated only"
+        )
+    elif baseline is None or not baseline.versions:
         where = baseline.source if baseline else "no baseline"
         notes.append(f"new subject {file.subject}: nothing to be compatible with ({where}); validated only")
     elif usable and baseline.level is not CompatibilityLevel.NONE:
         existing = [(previous.number, parsed) for previous, parsed in usable]
         conflicts = list(check_compatibility(new, existing, baseline.level))
         if not conflicts:
-            notes.append(_compared_note(baseline.level, [p for p, _ in usable], baseline.source))
+            notes.append(_compared_note(baseline, [p for p, _ in usable]))
     elif usable:
         notes.append(f"compatibility level NONE for {file.subject}: not compared")
 

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, NoReturn
 import click
 
 if TYPE_CHECKING:
+    from registry.schema_check.checker import FileResult
+    from registry.schema_check.contract_file import Contract
     from registry.schema_check.layout import SchemaFile
     from registry.schema_check.registry_source import RegistryClient
 
@@ -57,14 +59,15 @@ def _stop(message: str) -> NoReturn:
 
 def _load(paths: tuple[Path, ...], schemas_dir: Path) -> list[tuple[SchemaFile, str]]:
     """The schema files to work on and their text; stops with exit 2 on layout or read errors."""
+    from registry.schema_check.contract_file import schema_path_of
     from registry.schema_check.layout import LayoutError, discover, schema_files
 
     if not paths:
         if not schemas_dir.is_dir():
             _stop(f"no {schemas_dir.as_posix()}/ directory here; give PATHS or --schemas-dir")
         paths = tuple(discover(schemas_dir))
-    try:
-        files = schema_files(paths)
+    try:  # a changed contract file (<topic>.meta.json) means its schema is checked (or pushed) again
+        files = schema_files(schema_path_of(path) or path for path in paths)
     except LayoutError as exc:
         _stop(str(exc))
     loaded = []
@@ -74,6 +77,18 @@ def _load(paths: tuple[Path, ...], schemas_dir: Path) -> list[tuple[SchemaFile, 
         except (OSError, UnicodeDecodeError) as exc:
             _stop(f"cannot read {file.display}: {exc}")
     return loaded
+
+
+def _contract(file: SchemaFile) -> Contract | FileResult | None:
+    """The file's contract (``None`` without one), or its invalid result; stops when it cannot be read."""
+    from registry.schema_check.contract_file import ContractError, read_contract, sidecar_of
+
+    try:
+        return read_contract(file.path)
+    except ContractError as exc:
+        return exc.result(file)
+    except (OSError, UnicodeDecodeError) as exc:
+        _stop(f"cannot read {sidecar_of(file.path).as_posix()}: {exc}")
 
 
 def _client(
@@ -116,6 +131,14 @@ def _client(
     help="Compatibility level for --against: NONE, BACKWARD, FORWARD or FULL, each also _TRANSITIVE "
     "(the registry's own level is used otherwise).",
 )
+@click.option(
+    "--compatibility-group",
+    "group",
+    default=None,
+    metavar="PROPERTY",
+    help="For --against: compare only when the metadata property PROPERTY (in <topic>.meta.json) has the "
+    "same value in both versions (the registry's own compatibilityGroup is used otherwise).",
+)
 @click.option("--require-docs", is_flag=True, help="Policy: every field has a doc.")
 @click.option(
     "--require-defaults", is_flag=True, help="Policy: every added field has a default, at any level."
@@ -128,6 +151,7 @@ def check(
     registry_url: str | None,
     revision: str | None,
     level: str,
+    group: str | None,
     require_docs: bool,
     require_defaults: bool,
     schemas_dir: Path,
@@ -142,7 +166,7 @@ def check(
     """
     from registry.compatibility import CompatibilityLevel
     from registry.schema_check import baselines
-    from registry.schema_check.checker import Baseline, Policies, check_file
+    from registry.schema_check.checker import Baseline, FileResult, Policies, check_file
     from registry.schema_check.history import GitError
     from registry.schema_check.registry_source import RegistryError, RegistryUnavailable
     from registry.schema_check.report import format_result, format_summary
@@ -157,12 +181,17 @@ def check(
     rules = Policies(require_docs=require_docs, require_defaults=require_defaults)
     results = []
     for file, text in loaded:
+        contract = _contract(file)
+        if isinstance(contract, FileResult):  # an invalid contract file fails like an invalid schema
+            results.append(contract)
+            click.echo("\n".join(format_result(contract)))
+            continue
         try:
             baseline: Baseline
             if revision:
-                baseline = baselines.from_git(file.path, revision, offline_level)
+                baseline = baselines.from_git(file.path, revision, offline_level, group, contract)
             else:
-                baseline = baselines.from_registry(client, file.subject)
+                baseline = baselines.from_registry(client, file.subject, contract)
         except (GitError, RegistryUnavailable, RegistryError) as exc:
             _stop(f"cannot check {file.display}: {exc}")
         result = check_file(file, text, baseline, rules)
@@ -191,15 +220,22 @@ def push(
     Per subject: "unchanged", "registered version N (id M)", or the refusal with its reasons. Exit 0: all
     registered or unchanged; 1: some refused; 2: could not push (usage, unreadable file, registry down).
     """
+    from registry.schema_check.checker import FileResult
     from registry.schema_check.push import format_push, push_file
     from registry.schema_check.registry_source import RegistryError, RegistryUnavailable
+    from registry.schema_check.report import format_result
 
     loaded = _load(paths, schemas_dir)
     client = _client(registry_url, registry_properties, timeout, offline_hint=False)
     failed = False
     for file, text in loaded:
+        contract = _contract(file)
+        if isinstance(contract, FileResult):
+            click.echo("\n".join(format_result(contract)))
+            failed = True
+            continue
         try:
-            result = push_file(client, file, text)
+            result = push_file(client, file, text, contract)
         except (RegistryUnavailable, RegistryError) as exc:
             _stop(f"cannot push {file.display}: {exc}")
         failed = failed or result.failed

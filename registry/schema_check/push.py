@@ -13,6 +13,7 @@ from enum import Enum
 
 from registry.schema_check.baselines import from_registry
 from registry.schema_check.checker import Finding, check_file
+from registry.schema_check.contract_file import Contract
 from registry.schema_check.layout import SchemaFile
 from registry.schema_check.registry_source import RegistryClient, RegistryError
 from registry.schema_check.report import format_findings
@@ -42,16 +43,21 @@ class PushResult:
         return self.outcome is Outcome.REFUSED
 
 
-def _explain(client: RegistryClient, file: SchemaFile, text: str) -> tuple[Finding, ...]:
+def _explain(
+    client: RegistryClient, file: SchemaFile, text: str, contract: Contract | None
+) -> tuple[Finding, ...]:
     """The local checker's line-numbered reasons for a refusal (empty if it sees none, or cannot ask)."""
     try:
-        return check_file(file, text, from_registry(client, file.subject)).findings
+        return check_file(file, text, from_registry(client, file.subject, contract)).findings
     except RegistryError:
         return ()
 
 
-def push_file(client: RegistryClient, file: SchemaFile, text: str) -> PushResult:
-    """Registers ``text`` under the file's subject unless it is already its registered schema.
+def push_file(
+    client: RegistryClient, file: SchemaFile, text: str, contract: Contract | None = None
+) -> PushResult:
+    """Registers ``text`` (with its contract file's metadata and rules) under the file's subject unless it
+    is already its registered schema; a changed contract alone makes a new version, as in the registry.
 
     A schema that does not validate locally is refused without asking the registry: the local message has
     line numbers, and a half-valid schema must not reach production by a lenient registry.
@@ -60,17 +66,18 @@ def push_file(client: RegistryClient, file: SchemaFile, text: str) -> PushResult
     validated = check_file(file, text, None)
     if validated.failed:
         return PushResult(file, Outcome.REFUSED, reason="invalid schema", findings=validated.findings)
-    existing = client.lookup(file.subject, text)
+    extra = contract.body() if contract is not None else None
+    existing = client.lookup(file.subject, text, extra)
     if existing is not None:
         return PushResult(file, Outcome.UNCHANGED, existing.version, existing.id)
     try:
-        schema_id = client.register(file.subject, text)
+        schema_id = client.register(file.subject, text, extra)
     except RegistryError as exc:
-        findings = _explain(client, file, text) if exc.status == 409 else ()
+        findings = _explain(client, file, text, contract) if exc.status == 409 else ()
         # With local findings the registry's own (long, pointer-based) text would only repeat them.
         reason = "incompatible with the registered versions (HTTP 409)" if findings else exc.message
         return PushResult(file, Outcome.REFUSED, reason=reason, findings=findings)
-    registered = client.lookup(file.subject, text)
+    registered = client.lookup(file.subject, text, extra)
     version = registered.version if registered is not None else None
     return PushResult(file, Outcome.REGISTERED, version, schema_id)
 

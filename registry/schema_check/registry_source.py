@@ -3,11 +3,12 @@
 Only the public API is used, so the check works against Confluent's registry, Karapace, Apicurio's
 Confluent-compatible API or ours alike:
 - ``GET /config/{subject}?defaultToGlobal=true`` (falling back to ``GET /config`` for registries that do
-  not know the flag) for the subject's compatibility level;
+  not know the flag) for the subject's compatibility level and data-contract settings;
 - ``GET /subjects/{subject}/versions`` and ``GET /subjects/{subject}/versions/{version}`` for the live
   versions, oldest first (soft-deleted versions are not returned, and registries do not check against them);
 - ``POST /subjects/{subject}`` to find an already registered schema and
-  ``POST /subjects/{subject}/versions`` to register one (``registry push``).
+  ``POST /subjects/{subject}/versions`` to register one (``registry push``), each with the schema's
+  metadata and rule set when it has a contract file.
 
 Compatibility itself is computed locally (see ``checker``) rather than by ``POST /compatibility/...``:
 the verbose messages of other registries are free text, while the local checker yields JSON pointers into
@@ -64,6 +65,7 @@ class RegisteredVersion:
     schema: str
     schema_type: str = "AVRO"
     references: tuple[dict[str, Any], ...] = field(default=())
+    metadata: dict[str, Any] | None = field(default=None, hash=False)
 
 
 class RegistryClient:
@@ -110,8 +112,8 @@ class RegistryClient:
     def _subject(subject: str) -> str:
         return quote(subject, safe="")
 
-    def compatibility_level(self, subject: str) -> str:
-        """The level that governs ``subject``: its own, else the global one."""
+    def config(self, subject: str) -> dict[str, Any]:
+        """The config that governs ``subject`` (its own, else the global one): level and contract settings."""
         try:
             path = f"/config/{self._subject(subject)}"
             body = self._request("GET", path, params={"defaultToGlobal": "true"})
@@ -119,9 +121,15 @@ class RegistryClient:
             if exc.status != 404:
                 raise
             body = self._request("GET", "/config")
-        level = None
-        if isinstance(body, dict):  # Confluent answers "compatibilityLevel"; some registries "compatibility"
-            level = body.get("compatibilityLevel") or body.get("compatibility")
+        return body if isinstance(body, dict) else {}
+
+    def compatibility_level(self, subject: str) -> str:
+        """The level that governs ``subject``: its own, else the global one."""
+        return self.level_of(self.config(subject))
+
+    def level_of(self, body: dict[str, Any]) -> str:
+        """The level in a config answer."""
+        level = body.get("compatibilityLevel") or body.get("compatibility")  # some registries say the latter
         if not isinstance(level, str):
             raise RegistryUnavailable(
                 f"the registry at {self.public_url} answered a config without a level: {body}"
@@ -147,13 +155,16 @@ class RegistryClient:
         """Every live version of ``subject``, oldest first (what a transitive level checks against)."""
         return [self.version(subject, number) for number in self.version_numbers(subject)]
 
-    def lookup(self, subject: str, schema: str) -> RegisteredVersion | None:
-        """The version under which ``schema`` is already registered in ``subject``, if it is."""
+    def lookup(
+        self, subject: str, schema: str, contract: dict[str, Any] | None = None
+    ) -> RegisteredVersion | None:
+        """The version under which ``schema`` (with ``contract``: metadata, ruleSet) is already registered
+        in ``subject``, if it is."""
         try:
             body = self._request(
                 "POST",
                 f"/subjects/{self._subject(subject)}",
-                json={"schema": schema},
+                json={"schema": schema, **(contract or {})},
                 headers={"Content-Type": CONTENT_TYPE},
             )
         except RegistryError as exc:
@@ -162,15 +173,16 @@ class RegistryClient:
             raise
         return _registered(subject, body)
 
-    def register(self, subject: str, schema: str) -> int:
-        """Registers ``schema`` as the next version of ``subject``; returns its global id.
+    def register(self, subject: str, schema: str, contract: dict[str, Any] | None = None) -> int:
+        """Registers ``schema`` (with ``contract``: metadata, ruleSet) as the next version of ``subject``;
+        returns its global id.
 
         Refusals (409 incompatible, 422 invalid) arrive as ``RegistryError`` for the caller to report.
         """
         body = self._request(
             "POST",
             f"/subjects/{self._subject(subject)}/versions",
-            json={"schema": schema},
+            json={"schema": schema, **(contract or {})},
             headers={"Content-Type": CONTENT_TYPE},
         )
         return int(body["id"])
@@ -197,4 +209,5 @@ def _registered(subject: str, body: Any) -> RegisteredVersion:
         schema=str(body["schema"]),
         schema_type=str(body.get("schemaType") or "AVRO"),
         references=tuple(body.get("references") or ()),
+        metadata=body.get("metadata") if isinstance(body.get("metadata"), dict) else None,
     )

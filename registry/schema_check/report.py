@@ -18,7 +18,8 @@ def format_findings(display: str, findings: Sequence[Finding]) -> list[str]:
     lines: list[str] = []
     for finding in findings:
         position = finding.position
-        lines.append(f"{display}:{position.line}:{position.column}: {finding.message} [{finding.rule}]")
+        where = finding.path_display or display
+        lines.append(f"{where}:{position.line}:{position.column}: {finding.message} [{finding.rule}]")
         if finding.hint:
             lines.append(f"    fix: {finding.hint}")
     return lines

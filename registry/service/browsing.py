@@ -94,7 +94,7 @@ class SubjectPage:
     referenced_by: tuple[Usage, ...]
     #: The version before the shown one, which the diff compares it with by default.
     previous: int | None
-    #: Shown under the schema, one block each; filled once versions carry a data contract.
+    #: The version's data contract (metadata, rule set), shown under the schema, one block each.
     contract: tuple[ContractBlock, ...] = field(default=())
 
 
@@ -130,6 +130,7 @@ class VersionDiff:
 class SchemaPage:
     schema: SchemaDetail
     usages: tuple[Usage, ...]
+    contract: tuple[ContractBlock, ...] = field(default=())
 
 
 def subject_list(registry: Registry, query: SubjectQuery) -> SubjectListPage:
@@ -153,6 +154,7 @@ def subject_page(registry: Registry, subject: str, version: int = LATEST) -> Sub
         schema=schema_detail(registry, view.schema),
         referenced_by=_referenced_by(registry, subject, shown.version),
         previous=numbers[position - 1] if position > 0 else None,
+        contract=contract_blocks(view.schema),
     )
 
 
@@ -195,7 +197,17 @@ def schema_page(registry: Registry, schema_id: int) -> SchemaPage:
         Usage(subject, version, schema_id, deleted=(subject, version) not in live)
         for subject, version in registry.schema_usages(schema_id, include_deleted=True)
     )
-    return SchemaPage(schema_detail(registry, stored), usages)
+    return SchemaPage(schema_detail(registry, stored), usages, contract_blocks(stored))
+
+
+def contract_blocks(stored: StoredSchema) -> tuple[ContractBlock, ...]:
+    """The schema's metadata and rule set, each as indented JSON (none when it has no contract)."""
+    parts = (("Metadata", stored.metadata), ("Rule set", stored.rule_set))
+    return tuple(
+        ContractBlock(title, json.dumps(value, indent=2, ensure_ascii=False))
+        for title, value in parts
+        if value
+    )
 
 
 def schema_detail(registry: Registry, stored: StoredSchema) -> SchemaDetail:

@@ -114,6 +114,18 @@ class SchemaTooLarge(RegistryError):
     default_message = "Schema is too large."
 
 
+class InvalidRuleSet(RegistryError):
+    error_code = 42210
+    default_message = "Invalid rule set."
+
+
+class ContextNotSupported(RegistryError):
+    """A qualified subject (``:.context:name``) of a context other than the default one."""
+
+    error_code = 42208
+    default_message = "Only the default context is supported."
+
+
 class BadRequest(RegistryError):
     """Malformed requests (invalid JSON or UTF-8, too deep, wrong field types): Confluent answers 400."""
 

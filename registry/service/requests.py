@@ -10,10 +10,12 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
 from registry.service import errors
+from registry.service.contracts import parse_metadata, parse_rule_set
 
 MAX_INT32 = 2**31 - 1
 LATEST = -1
@@ -30,6 +32,8 @@ MODES = ("READWRITE", "READONLY", "IMPORT")
 DEFAULT_COMPATIBILITY = "BACKWARD"
 DEFAULT_MODE = "READWRITE"
 SUPPORTED_SCHEMA_TYPES = ("AVRO",)
+DEFAULT_CONTEXT = "."
+CONTEXT_PREFIX = ":."
 
 _STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _BRACKETS = re.compile(r"[\[\]{}]")
@@ -80,7 +84,19 @@ def parse_schema_id(raw: str) -> int:
 
 
 def validate_subject(name: str, max_length: int) -> str:
-    """Subjects may contain / . : and any printable text, but no control characters and no emptiness."""
+    """Subjects may contain / . : and any printable text, but no control characters and no emptiness.
+
+    A name qualified with Confluent's context syntax (``:.context:subject``) is accepted for the default
+    context (``:.:subject`` is ``subject``) and refused for any other, which this registry does not have.
+    """
+    if name.startswith(CONTEXT_PREFIX):
+        context, colon, rest = name[len(CONTEXT_PREFIX) :].partition(":")
+        if not colon or context:
+            raise errors.ContextNotSupported(
+                f"The subject {name!r} names the context '.{context}'; this registry has only the default "
+                f"context '{DEFAULT_CONTEXT}' (unqualified names, or ':.:name')."
+            )
+        name = rest
     if not name or not name.strip():
         raise errors.InvalidSubject("The subject name must not be empty.")
     if len(name) > max_length:
@@ -88,6 +104,23 @@ def validate_subject(name: str, max_length: int) -> str:
     if any(unicodedata.category(ch) in ("Cc", "Cs") for ch in name):
         raise errors.InvalidSubject(f"The subject name {name!r} contains control characters.")
     return name
+
+
+def parse_guid(raw: str) -> str:
+    """A GUID path segment in canonical form; anything that cannot be a GUID is simply not found."""
+    try:
+        return str(uuid.UUID(raw))
+    except ValueError:
+        raise errors.SchemaNotFound(f"Schema with GUID {raw!r} not found") from None
+
+
+def metadata_query(keys: list[str], values: list[str]) -> dict[str, str]:
+    """The ``key``/``value`` pairs of ``GET /subjects/{s}/metadata`` (repeated, in the same order)."""
+    if len(keys) != len(values):
+        raise errors.BadRequest(
+            f"Give as many 'value' as 'key' parameters (got {len(keys)} keys and {len(values)} values)."
+        )
+    return dict(zip(keys, values, strict=True))
 
 
 def parse_compatibility(raw: Any) -> str:
@@ -148,13 +181,19 @@ class SchemaReferenceInput:
 
 @dataclass(frozen=True)
 class SchemaRequest:
-    """The validated body of a register, lookup or compatibility request."""
+    """The validated body of a register, lookup or compatibility request.
+
+    ``metadata`` and ``rule_set`` are canonical (``registry.service.contracts``); ``None`` when the body
+    has none, which makes a registration carry the previous version's forward.
+    """
 
     schema: str
     schema_type: str = "AVRO"
     references: tuple[SchemaReferenceInput, ...] = field(default_factory=tuple)
     id: int | None = None
     version: int | None = None
+    metadata: dict[str, Any] | None = field(default=None, hash=False)
+    rule_set: dict[str, Any] | None = field(default=None, hash=False)
 
 
 def _optional_positive(body: dict[str, Any], key: str) -> int | None:
@@ -166,8 +205,22 @@ def _optional_positive(body: dict[str, Any], key: str) -> int | None:
     return value
 
 
+#: Confluent request fields for features this registry does not have: refused rather than dropped.
+UNSUPPORTED_SCHEMA_FIELDS = {
+    "schemaTagsToAdd": "schema tags",
+    "schemaTagsToRemove": "schema tags",
+    "propagateSchemaTags": "schema tags",
+    "rulesToMerge": "rule merging",
+    "rulesToRemove": "rule removal",
+}
+
+
 def parse_schema_request(body: dict[str, Any], max_schema_chars: int, max_depth: int) -> SchemaRequest:
-    """Checks the shape of ``{"schema", "schemaType", "references", "id", "version"}``."""
+    """Checks the shape of ``{"schema", "schemaType", "references", "id", "version", "metadata",
+    "ruleSet"}``."""
+    for key, feature in UNSUPPORTED_SCHEMA_FIELDS.items():
+        if body.get(key) not in (None, False, [], {}):
+            raise errors.BadRequest(f"'{key}' is not supported: this registry has no {feature}.")
     schema_type = body.get("schemaType")
     schema_type = "AVRO" if schema_type is None else schema_type
     if not isinstance(schema_type, str):
@@ -206,4 +259,6 @@ def parse_schema_request(body: dict[str, Any], max_schema_chars: int, max_depth:
         references=tuple(references),
         id=_optional_positive(body, "id"),
         version=_optional_positive(body, "version"),
+        metadata=parse_metadata(body.get("metadata")),
+        rule_set=parse_rule_set(body.get("ruleSet")),
     )

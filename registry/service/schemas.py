@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import uuid
 from collections.abc import Sequence
 
 from registry.compatibility import (
@@ -19,6 +20,7 @@ from registry.compatibility import (
     parse_schema,
 )
 from registry.service import errors
+from registry.service.contracts import Metadata, RuleSet
 from registry.service.requests import SchemaReferenceInput
 
 
@@ -44,11 +46,35 @@ def _problem_line(problem: object) -> str:
     return f"{where}: {getattr(problem, 'message', problem)}"
 
 
-def identity_hash(parsed: ParsedSchema, schema_type: str, references: Sequence[SchemaReferenceInput]) -> str:
-    """The dedupe key: same identity, type and references means the same global id."""
+def identity_hash(
+    parsed: ParsedSchema,
+    schema_type: str,
+    references: Sequence[SchemaReferenceInput],
+    metadata: Metadata | None = None,
+    rule_set: RuleSet | None = None,
+) -> str:
+    """The dedupe key: same identity, type, references, metadata and rule set means the same global id.
+
+    Without metadata and rules the key is what it was before data contracts, so stored keys stay valid.
+    """
     refs = [[r.name, r.subject, r.version] for r in references]
-    key = json.dumps([schema_type, parsed.identity, refs], separators=(",", ":"), sort_keys=True)
+    parts: list[object] = [schema_type, parsed.identity, refs]
+    if metadata or rule_set:
+        parts.append({"metadata": metadata or {}, "ruleSet": rule_set or {}})
+    key = json.dumps(parts, separators=(",", ":"), sort_keys=True)
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def guid_for(identity_hash: str) -> str:
+    """The schema's GUID: the first 128 bits of its identity hash as an RFC 9562 version-8 UUID.
+
+    Derived from the content, as Confluent's are (theirs is an MD5 of the text), so it is stable across
+    exports and imports; clients put it in record headers and ask ``/schemas/guids/{guid}`` for it.
+    """
+    raw = bytearray(bytes.fromhex(identity_hash)[:16])
+    raw[6] = (raw[6] & 0x0F) | 0x80  # version 8: custom
+    raw[8] = (raw[8] & 0x3F) | 0x80  # the RFC variant
+    return str(uuid.UUID(bytes=bytes(raw)))
 
 
 def conflicts(new: ParsedSchema, existing: Sequence[tuple[int, ParsedSchema]], level: str) -> list[Conflict]:

@@ -4,11 +4,16 @@ Clients cache schema ids forever and Kafka records carry them, so a restore that
 break every consumer: rows are copied verbatim (schema ids, versions, soft-deleted flags, settings).
 Import validates the whole document before touching the database and writes in one transaction, so a bad
 file or a failure half way leaves the target as it was. Users are not part of a backup (secrets stay put).
+
+Format version 2 adds data contracts: each schema's GUID, metadata and rule set, and the contract settings
+of the global config and of each subject. Version 1 documents (written before) still import: their
+schemas get the GUIDs this registry derives from their identity, and no contracts.
 """
 
 from __future__ import annotations
 
 import json
+import uuid
 from datetime import UTC, datetime
 from typing import Any
 
@@ -16,12 +21,24 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from registry.service.contracts import from_text, parse_metadata, parse_rule_set, to_text
+from registry.service.errors import RegistryError
 from registry.service.requests import COMPATIBILITY_LEVELS, MODES
+from registry.service.schemas import guid_for
 from registry.storage.db import Database
 from registry.storage.models import RegistryState, SchemaRecord, SchemaReference, Subject, SubjectVersion
 
 FORMAT = "avro-registry-backup"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READABLE_VERSIONS = (1, 2)
+#: The contract settings of a scope, under their backup names: (column, kind of value).
+CONTRACT_SETTINGS = (
+    ("compatibility_group", "group"),
+    ("default_metadata", "metadata"),
+    ("override_metadata", "metadata"),
+    ("default_rule_set", "rule_set"),
+    ("override_rule_set", "rule_set"),
+)
 
 
 class BackupError(Exception):
@@ -63,6 +80,7 @@ def export_registry(database: Database) -> dict[str, Any]:
             "config": {
                 "compatibility": state.compatibility if state else None,
                 "mode": state.mode if state else None,
+                **_export_settings(state),
             },
             "schemas": [
                 {
@@ -71,7 +89,10 @@ def export_registry(database: Database) -> dict[str, Any]:
                     "schema": s.schema_text,
                     "references": json.loads(s.references_json),
                     "identity_hash": s.identity_hash,
+                    "guid": s.guid or guid_for(s.identity_hash),
                     "fingerprint": s.fingerprint,
+                    "metadata": from_text(s.metadata_json),
+                    "rule_set": from_text(s.rule_set_json),
                     "created_at": _iso(s.created_at),
                 }
                 for s in schemas
@@ -82,6 +103,7 @@ def export_registry(database: Database) -> dict[str, Any]:
                     "compatibility": s.compatibility,
                     "mode": s.mode,
                     "last_version": s.last_version,
+                    **_export_settings(s),
                     "versions": by_subject.get(s.name, []),
                 }
                 for s in subjects
@@ -110,16 +132,20 @@ def _write(database: Database, document: dict[str, Any], force: bool) -> dict[st
             session.add(state)
         state.compatibility = document["config"]["compatibility"]
         state.mode = document["config"]["mode"]
+        _import_settings(state, document["config"])
         state.epoch = (state.epoch or 0) + 1
         for s in document["schemas"]:
             session.add(
                 SchemaRecord(
                     id=s["id"],
                     identity_hash=s["identity_hash"],
+                    guid=s.get("guid") or guid_for(s["identity_hash"]),
                     schema_type=s["schema_type"],
                     schema_text=s["schema"],
                     fingerprint=s["fingerprint"],
                     references_json=json.dumps(s["references"]),
+                    metadata_json=to_text(s.get("metadata")),
+                    rule_set_json=to_text(s.get("rule_set")),
                     created_at=_parse_time(s.get("created_at")),
                 )
             )
@@ -136,6 +162,7 @@ def _write(database: Database, document: dict[str, Any], force: bool) -> dict[st
                 mode=sub["mode"],
                 last_version=sub["last_version"],
             )
+            _import_settings(row, sub)
             session.add(row)
             session.flush()
             for v in sub["versions"]:
@@ -158,10 +185,9 @@ def validate(document: Any) -> None:
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise BackupError(f'not a registry backup (expected "format": "{FORMAT}")')
     version = document.get("format_version")
-    if version != FORMAT_VERSION:
-        raise BackupError(
-            f"unsupported backup format_version {version!r} (this registry reads {FORMAT_VERSION})"
-        )
+    if version not in READABLE_VERSIONS:
+        readable = " and ".join(str(v) for v in READABLE_VERSIONS)
+        raise BackupError(f"unsupported backup format_version {version!r} (this registry reads {readable})")
     try:
         config = document["config"]
         _expect(isinstance(config, dict), "config must be an object")
@@ -176,6 +202,7 @@ def validate(document: Any) -> None:
             ids.add(s["id"])
             for key in ("schema_type", "schema", "identity_hash", "fingerprint"):
                 _expect(isinstance(s[key], str), f"schema {s['id']}: {key} must be a string")
+            _schema_contract(s)
             _expect(isinstance(s["references"], list), f"schema {s['id']}: references must be a list")
             for r in s["references"]:
                 _expect(isinstance(r["name"], str) and isinstance(r["subject"], str), "bad reference")
@@ -213,12 +240,61 @@ def validate(document: Any) -> None:
 
 
 def _settings(holder: dict[str, Any], where: str) -> None:
-    """A compatibility level or mode the registry does not know would break every later registration."""
+    """A compatibility level or mode the registry does not know would break every later registration;
+    so would contract settings it cannot read."""
     for key, allowed in (("compatibility", COMPATIBILITY_LEVELS), ("mode", MODES)):
         value = holder[key]
         _expect(
             value is None or value in allowed, f"{where} {key} {value!r} is not one of {', '.join(allowed)}"
         )
+    for key, kind in CONTRACT_SETTINGS:
+        value = holder.get(key)
+        if kind == "group":
+            _expect(
+                value is None or (isinstance(value, str) and value != ""), f"{where} {key} must be a name"
+            )
+        else:
+            _contract_value(value, kind, f"{where} {key}")
+
+
+def _contract_value(value: Any, kind: str, where: str) -> None:
+    """Metadata or a rule set must be exactly what the API would have stored (canonical and valid)."""
+    try:
+        parsed = parse_metadata(value, where) if kind == "metadata" else parse_rule_set(value, where)
+    except RegistryError as exc:
+        raise BackupError(f"malformed backup: {exc.message}") from exc
+    _expect(parsed == (value or None) or (parsed == {} and value == {}), f"{where} is not in canonical form")
+
+
+def _schema_contract(schema: dict[str, Any]) -> None:
+    where = f"schema {schema['id']}:"
+    guid = schema.get("guid")
+    if guid is not None:
+        _expect(isinstance(guid, str) and _is_guid(guid), f"{where} guid {guid!r} is not a UUID")
+    _contract_value(schema.get("metadata"), "metadata", f"{where} metadata")
+    _contract_value(schema.get("rule_set"), "rule_set", f"{where} rule_set")
+
+
+def _is_guid(text: str) -> bool:
+    try:
+        return str(uuid.UUID(text)) == text
+    except ValueError:
+        return False
+
+
+def _export_settings(row: RegistryState | Subject | None) -> dict[str, Any]:
+    if row is None:
+        return {key: None for key, _ in CONTRACT_SETTINGS}
+    return {
+        key: getattr(row, key) if kind == "group" else from_text(getattr(row, key))
+        for key, kind in CONTRACT_SETTINGS
+    }
+
+
+def _import_settings(row: RegistryState | Subject, holder: dict[str, Any]) -> None:
+    for key, kind in CONTRACT_SETTINGS:
+        value = holder.get(key)
+        setattr(row, key, value if kind == "group" else to_text(value))
 
 
 def _expect(condition: bool, message: str) -> None:

@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from sqlalchemy import Integer, case, cast, func, select
 from sqlalchemy.orm import Session
 
+from registry.service.contract_config import group_value, in_group, registration_contract
 from registry.storage import queries as q
 from registry.storage.models import RegistryState, Subject, SubjectVersion
+from registry.storage.settings import scope_config
 from registry.storage.views import (
     SubjectHistory,
     SubjectListing,
@@ -123,12 +125,27 @@ class BrowsingMixin:
         What a registration is checked against: the latest live version, or every live one for a
         transitive level; none for a subject without versions. At level NONE the latest one still comes
         back (nothing is compared with it, but the check says so rather than calling the subject new).
+        With a compatibility group configured, only the versions of the group a registration of the
+        schema (without a contract of its own) would join.
         """
 
         def work(session: Session) -> tuple[str, list[tuple[int, StoredSchema]]]:
+            state = q.state(session)
             row = q.subject(session, subject)
-            level = q.effective_compatibility(q.state(session), row)
-            pairs = q.live_versions(session, row, every=level.endswith("_TRANSITIVE"))
-            return level, [(version, self._stored(record)) for version, record in pairs]
+            level = q.effective_compatibility(state, row)
+            transitive = level.endswith("_TRANSITIVE")
+            config = scope_config(state, row)
+            if config.compatibility_group is None:
+                pairs = q.live_versions(session, row, every=transitive)
+                return level, [(version, self._stored(record)) for version, record in pairs]
+            every = [
+                (version, self._stored(record)) for version, record in q.live_versions(session, row, True)
+            ]
+            # A schema without a contract carries the latest version's, so it joins that version's group.
+            carried = registration_contract(config, None, None, every[-1][1].contract if every else None)[0]
+            group = config.compatibility_group
+            return level, in_group(
+                every, lambda pair: pair[1].metadata, group, group_value(carried, group), transitive
+            )
 
         return self._read(work)

@@ -21,12 +21,25 @@ class Base(DeclarativeBase):
     """Declarative base of every registry table."""
 
 
-class RegistryState(Base):
+class ContractSettings:
+    """Data-contract config of one scope (the global row, or a subject): JSON texts, NULL when unset.
+
+    See ``registry.service.contract_config`` for what each setting does.
+    """
+
+    compatibility_group: Mapped[str | None] = mapped_column(String(255))
+    default_metadata: Mapped[str | None] = mapped_column(Text)
+    override_metadata: Mapped[str | None] = mapped_column(Text)
+    default_rule_set: Mapped[str | None] = mapped_column(Text)
+    override_rule_set: Mapped[str | None] = mapped_column(Text)
+
+
+class RegistryState(ContractSettings, Base):
     """The single global row: default compatibility and mode, a change counter, and the write lock.
 
     Every write transaction starts with ``SELECT ... FOR UPDATE`` on this row, which serializes writers
     across processes on PostgreSQL (SQLite serializes them with ``BEGIN IMMEDIATE``). ``epoch`` grows on
-    every delete so that per-process caches of subject versions know when to forget.
+    every delete, mode change and contract config change so that per-process caches know when to forget.
     """
 
     __tablename__ = "registry_state"
@@ -38,23 +51,33 @@ class RegistryState(Base):
 
 
 class SchemaRecord(Base):
-    """One distinct schema (by identity, type and references), shared by every subject that uses it."""
+    """One distinct schema (by identity, type, references, metadata and rule set), shared by every subject
+    that uses it; Confluent gives a schema with other metadata or rules another id too."""
 
     __tablename__ = "schemas"
+    __table_args__ = (Index("ix_schemas_guid", "guid", unique=True),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
-    #: sha256 of identity + type + references: the dedupe key (a hash, so the unique index stays small).
+    #: sha256 of identity + type + references (+ metadata and rule set when there are any): the dedupe
+    #: key (a hash, so the unique index stays small).
     identity_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    #: The schema's GUID: the identity hash's first 128 bits as a UUID (version 8), so equal contents have
+    #: equal GUIDs in any registry of this kind. Always written; nullable only because a column added to
+    #: an existing SQLite table that others reference cannot be NOT NULL without a default.
+    guid: Mapped[str | None] = mapped_column(String(36))
     schema_type: Mapped[str] = mapped_column(String(16), default="AVRO")
     schema_text: Mapped[str] = mapped_column(Text)
     #: sha256 of the Avro Parsing Canonical Form, kept for clients that look schemas up by fingerprint.
     fingerprint: Mapped[str] = mapped_column(String(64), index=True)
     #: JSON list of {"name", "subject", "version"}; also normalized into ``schema_references``.
     references_json: Mapped[str] = mapped_column(Text, default="[]")
+    #: The data contract, canonical JSON (``registry.service.contracts``); NULL when there is none.
+    metadata_json: Mapped[str | None] = mapped_column(Text)
+    rule_set_json: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
 
-class Subject(Base):
+class Subject(ContractSettings, Base):
     """A subject name with its own settings; it exists for the API while it has version rows."""
 
     __tablename__ = "subjects"

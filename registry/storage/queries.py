@@ -88,6 +88,21 @@ def version_with_hash(session: Session, subject_row: Subject, identity_hash: str
     return session.execute(stmt).scalar_one_or_none()
 
 
+def latest_live(session: Session, subject_row: Subject | None) -> tuple[int, SchemaRecord] | None:
+    """The subject's latest live version and its schema: what a registration carries a contract from."""
+    if subject_row is None:
+        return None
+    stmt = (
+        select(SubjectVersion.version, SchemaRecord)
+        .join(SchemaRecord, SchemaRecord.id == SubjectVersion.schema_id)
+        .where(SubjectVersion.subject_id == subject_row.id, SubjectVersion.deleted.is_(False))
+        .order_by(SubjectVersion.version.desc())
+        .limit(1)
+    )
+    found = session.execute(stmt).first()
+    return (found[0], found[1]) if found is not None else None
+
+
 def schema_by_hash(session: Session, identity_hash: str) -> SchemaRecord | None:
     return session.execute(
         select(SchemaRecord).where(SchemaRecord.identity_hash == identity_hash)

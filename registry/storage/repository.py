@@ -9,7 +9,6 @@ failures (SQLite busy, PostgreSQL deadlock or serialization errors) are retried 
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Sequence
 from typing import TypeVar
@@ -18,15 +17,17 @@ from sqlalchemy import select
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
-from registry.compatibility import Conflict, ParsedSchema
+from registry.compatibility import ParsedSchema
 from registry.service import errors
 from registry.service import schemas as schema_logic
+from registry.service.contracts import has_properties
 from registry.service.requests import LATEST, SchemaRequest
 from registry.storage import queries as q
 from registry.storage.browsing import BrowsingMixin
 from registry.storage.cache import LRUCache
 from registry.storage.db import Database
-from registry.storage.models import SchemaRecord, SchemaReference, Subject, SubjectVersion
+from registry.storage.models import SchemaRecord, Subject, SubjectVersion
+from registry.storage.registration import RegistrationMixin, Stamp
 from registry.storage.settings import SettingsMixin
 from registry.storage.views import Registered, StoredSchema, VersionView
 
@@ -35,7 +36,7 @@ WRITE_ATTEMPTS = 8
 PARSE_CACHE_MAX_CHARS = 64 * 1024
 
 
-class Registry(SettingsMixin, BrowsingMixin):
+class Registry(RegistrationMixin, SettingsMixin, BrowsingMixin):
     """All operations of the Schema Registry API over one database."""
 
     def __init__(self, database: Database, cache_size: int = 10_000) -> None:
@@ -44,7 +45,7 @@ class Registry(SettingsMixin, BrowsingMixin):
         self.parsed_cache: LRUCache[ParsedSchema] = LRUCache(cache_size)
         self.version_cache: LRUCache[tuple[int, VersionView]] = LRUCache(cache_size)
         self.request_cache: LRUCache[ParsedSchema] = LRUCache(min(cache_size, 2_000))
-        self.registered_cache: LRUCache[tuple[int, Registered]] = LRUCache(cache_size)
+        self.registered_cache: LRUCache[tuple[Stamp, Registered]] = LRUCache(cache_size)
         #: Told of each registration that created a version, once its transaction has committed (metrics).
         self.on_registered: Callable[[str, Registered], None] | None = None
 
@@ -90,6 +91,16 @@ class Registry(SettingsMixin, BrowsingMixin):
             cached = StoredSchema.from_record(record)
             self.schema_cache.put(record.id, cached)
         return cached
+
+    def _schema_in(self, session: Session, schema_id: int) -> StoredSchema:
+        """A schema by id inside an open transaction, from memory when seen before."""
+        cached = self.schema_cache.get(schema_id)
+        if cached is not None:
+            return cached
+        record = session.get(SchemaRecord, schema_id)
+        if record is None:
+            raise errors.StoreError(f"schema {schema_id} vanished while it was being read")
+        return self._stored(record)
 
     def parsed(self, stored: StoredSchema) -> ParsedSchema:
         """The parsed form of a stored schema, cached by id (parsing dominates compatibility checks)."""
@@ -141,6 +152,19 @@ class Registry(SettingsMixin, BrowsingMixin):
             record = session.get(SchemaRecord, schema_id)
             if record is None:
                 raise errors.SchemaNotFound(f"Schema {schema_id} not found")
+            return self._stored(record)
+
+        return self._read(work)
+
+    def schema_by_guid(self, guid: str) -> StoredSchema:
+        """A schema by GUID (``GET /schemas/guids/{guid}``); one GUID is one id here."""
+
+        def work(session: Session) -> StoredSchema:
+            record = session.execute(
+                select(SchemaRecord).where(SchemaRecord.guid == guid)
+            ).scalar_one_or_none()
+            if record is None:
+                raise errors.SchemaNotFound(f"Schema with GUID {guid} not found")
             return self._stored(record)
 
         return self._read(work)
@@ -232,17 +256,31 @@ class Registry(SettingsMixin, BrowsingMixin):
 
         return self._read(work)
 
-    def lookup(self, subject: str, request: SchemaRequest, include_deleted: bool) -> VersionView:
-        """The version of ``subject`` holding this schema (``POST /subjects/{s}``)."""
-        parsed = self.parse_request(request)
-        key = schema_logic.identity_hash(parsed, request.schema_type, request.references)
+    def latest_with_metadata(
+        self, subject: str, wanted: dict[str, str], include_deleted: bool
+    ) -> VersionView:
+        """The newest version whose metadata has every wanted property (``GET /subjects/{s}/metadata``).
+
+        Soft-deleted versions take part only when asked for, as in Confluent (serializers configured with
+        ``use.latest.with.metadata`` ask for them).
+        """
 
         def work(session: Session) -> VersionView:
             row = q.existing_subject(session, subject)
-            found = q.version_with_hash(session, row, key)
-            if found is None or (found.deleted and not include_deleted):
-                raise errors.SchemaNotFound(f"Schema not found under subject '{subject}'.")
-            return VersionView(subject, found.version, found.deleted, self._stored(found.schema))
+            stmt = (
+                select(SubjectVersion, SchemaRecord)
+                .join(SchemaRecord, SchemaRecord.id == SubjectVersion.schema_id)
+                .where(SubjectVersion.subject_id == row.id)
+                .order_by(SubjectVersion.version.desc())
+            )
+            if not include_deleted:
+                stmt = stmt.where(SubjectVersion.deleted.is_(False))
+            for found, record in session.execute(stmt):
+                stored = self._stored(record)
+                if stored.metadata is not None and has_properties(stored.metadata, wanted):
+                    return VersionView(subject, found.version, found.deleted, stored)
+            shown = ", ".join(f"{k}={v}" for k, v in wanted.items()) or "(none)"
+            raise errors.SchemaNotFound(f"No version of subject '{subject}' has the metadata {shown}.")
 
         return self._read(work)
 
@@ -253,127 +291,3 @@ class Registry(SettingsMixin, BrowsingMixin):
             return q.referencing_schema_ids(session, subject, [found.version])
 
         return self._read(work)
-
-    # -- compatibility ----------------------------------------------------------------------------
-    def check(self, subject: str, request: SchemaRequest, version: int | None) -> tuple[str, list[Conflict]]:
-        """Conflicts of a candidate with one version (``version``) or with the subject's history."""
-        parsed = self.parse_request(request)
-
-        def work(session: Session) -> tuple[str, list[tuple[int, StoredSchema]]]:
-            state = q.state(session)
-            if version is None:
-                row = q.subject(session, subject)
-                level = q.effective_compatibility(state, row)
-                pairs = q.versions_to_check(session, row, level)
-                return level, [(v, self._stored(record)) for v, record in pairs]
-            subject_row, found, record = q.version_row(session, subject, version, include_deleted=False)
-            return q.effective_compatibility(state, subject_row), [(found.version, self._stored(record))]
-
-        level, existing = self._read(work)
-        pairs = [(v, self.parsed(stored)) for v, stored in existing]
-        return level, schema_logic.conflicts(parsed, pairs, level)
-
-    # -- registration -----------------------------------------------------------------------------
-    def register(self, subject: str, request: SchemaRequest, normalize: bool = False) -> Registered:
-        """Registers ``request`` under ``subject``: existing live schema -> its id and version."""
-        parsed = self.parse_request(request)
-        key = schema_logic.identity_hash(parsed, request.schema_type, request.references)
-        text = parsed.identity if normalize else request.schema
-        if request.id is None:
-            hit = self.registered_cache.get((subject, key))
-            if hit is not None and hit[0] == self._epoch():
-                return hit[1]
-            fast = self._read(lambda session: self._already_registered(session, subject, key))
-            if fast is not None:
-                return fast
-        done = self._write(
-            lambda session: self._register_locked(session, subject, parsed, key, text, request)
-        )
-        if done.created and self.on_registered is not None:
-            self.on_registered(subject, done)
-        return done
-
-    def _already_registered(self, session: Session, subject: str, key: str) -> Registered | None:
-        """The existing live registration (then remembered until a delete or mode change)."""
-        state = q.state(session)
-        row = q.subject(session, subject)
-        if row is None or q.effective_mode(state, row) == "READONLY":
-            return None
-        found = q.version_with_hash(session, row, key)
-        if found is None or found.deleted:
-            return None
-        done = Registered(found.schema_id, found.version, created=False)
-        self.registered_cache.put((subject, key), (state.epoch, done))
-        return done
-
-    def _register_locked(
-        self,
-        session: Session,
-        subject: str,
-        parsed: ParsedSchema,
-        key: str,
-        text: str,
-        request: SchemaRequest,
-    ) -> Registered:
-        state = q.state(session)
-        row = q.subject(session, subject)
-        mode = q.effective_mode(state, row)
-        if mode == "READONLY":
-            raise errors.OperationNotPermitted(f"Subject '{subject}' is in read-only mode.")
-        if (request.id is not None or request.version is not None) and mode != "IMPORT":
-            raise errors.OperationNotPermitted(
-                f"Subject '{subject}' is not in import mode; 'id' and 'version' may only be given in IMPORT."
-            )
-        if row is not None:
-            found = q.version_with_hash(session, row, key)
-            if found is not None and not found.deleted and request.id in (None, found.schema_id):
-                return Registered(found.schema_id, found.version, created=False)
-        if mode != "IMPORT":
-            level = q.effective_compatibility(state, row)
-            pairs = [(v, self.parsed(self._stored(r))) for v, r in q.versions_to_check(session, row, level)]
-            found_conflicts = schema_logic.conflicts(parsed, pairs, level)
-            if found_conflicts:
-                raise schema_logic.incompatible_error(subject, level, found_conflicts)
-        record = self._schema_record(session, parsed, key, text, request)
-        if row is None:
-            row = Subject(name=subject, last_version=0)
-            session.add(row)
-            session.flush()
-        version = request.version or row.last_version + 1
-        if session.execute(
-            select(SubjectVersion.id).where(
-                SubjectVersion.subject_id == row.id, SubjectVersion.version == version
-            )
-        ).first():
-            raise errors.OperationNotPermitted(f"Version {version} of subject '{subject}' already exists.")
-        row.last_version = max(row.last_version, version)
-        session.add(SubjectVersion(subject_id=row.id, version=version, schema_id=record.id, deleted=False))
-        session.flush()
-        return Registered(record.id, version, created=True)
-
-    def _schema_record(
-        self, session: Session, parsed: ParsedSchema, key: str, text: str, request: SchemaRequest
-    ) -> SchemaRecord:
-        record = q.schema_by_hash(session, key)
-        if record is not None:
-            if request.id is not None and request.id != record.id:
-                raise errors.OperationNotPermitted(
-                    f"This schema already has id {record.id}; it cannot be imported as id {request.id}."
-                )
-            return record
-        schema_id = request.id or q.next_schema_id(session)
-        if request.id is not None and session.get(SchemaRecord, request.id) is not None:
-            raise errors.OperationNotPermitted(f"Id {request.id} is already used by a different schema.")
-        refs = [{"name": r.name, "subject": r.subject, "version": r.version} for r in request.references]
-        record = SchemaRecord(
-            id=schema_id,
-            identity_hash=key,
-            schema_type=request.schema_type,
-            schema_text=text,
-            fingerprint=parsed.fingerprint,
-            references_json=json.dumps(refs),
-        )
-        session.add(record)
-        session.add_all(SchemaReference(schema_id=schema_id, **ref) for ref in refs)
-        session.flush()
-        return record

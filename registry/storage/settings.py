@@ -1,4 +1,4 @@
-"""Compatibility levels, modes and deletes: the repository's administrative writes.
+"""Config (compatibility levels and data-contract settings), modes and deletes: the administrative writes.
 
 A mixin of :class:`registry.storage.repository.Registry`, split off to keep each module readable; it uses
 the host's ``_read`` / ``_write`` transaction helpers.
@@ -7,12 +7,14 @@ the host's ``_read`` / ``_write`` transaction helpers.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import delete
 from sqlalchemy.orm import Session
 
 from registry.service import errors
+from registry.service.contract_config import ConfigUpdate, ContractConfig, in_scope
+from registry.service.contracts import from_text, to_text
 from registry.service.requests import DEFAULT_COMPATIBILITY, DEFAULT_MODE, LATEST
 from registry.storage import queries as q
 from registry.storage.models import RegistryState, Subject, SubjectVersion
@@ -27,7 +29,7 @@ T = TypeVar("T")
 def _setting(
     session: Session, subject: str | None, column: str, default: str, default_to_global: bool
 ) -> str:
-    """A subject's own level or mode; without one, the global one when asked for, else Confluent's 404."""
+    """A subject's own mode; without one, the global one when asked for, else Confluent's 404."""
     state = q.state(session)
     global_value: str = getattr(state, column) or default
     if subject is None:
@@ -46,6 +48,44 @@ def _no_subject_setting(subject: str, column: str) -> errors.RegistryError:
     return errors.SubjectConfigNotFound(f"Subject '{subject}' does not have subject-level compatibility.")
 
 
+def contract_settings(row: RegistryState | Subject | None) -> ContractConfig:
+    """The contract config stored on a row (all unset for ``None``)."""
+    if row is None:
+        return ContractConfig()
+    return ContractConfig(
+        compatibility_group=row.compatibility_group,
+        default_metadata=from_text(row.default_metadata),
+        override_metadata=from_text(row.override_metadata),
+        default_rule_set=from_text(row.default_rule_set),
+        override_rule_set=from_text(row.override_rule_set),
+    )
+
+
+def _store_contract_settings(row: RegistryState | Subject, config: ContractConfig) -> None:
+    row.compatibility_group = config.compatibility_group
+    row.default_metadata = to_text(config.default_metadata)
+    row.override_metadata = to_text(config.override_metadata)
+    row.default_rule_set = to_text(config.default_rule_set)
+    row.override_rule_set = to_text(config.override_rule_set)
+
+
+def own_config(row: Subject | None) -> ContractConfig | None:
+    """A subject's contract config when it has a config of its own (a level or any contract setting)."""
+    if row is None:
+        return None
+    config = contract_settings(row)
+    return config if row.compatibility or not config.is_empty() else None
+
+
+def scope_config(state: RegistryState, row: Subject | None) -> ContractConfig:
+    """The contract config a subject's registrations use (``contract_config.in_scope``)."""
+    return in_scope(contract_settings(state), own_config(row))
+
+
+def _config_body(level: str, config: ContractConfig) -> dict[str, Any]:
+    return {"compatibilityLevel": level, **config.body()}
+
+
 class SettingsMixin:
     """Config and mode endpoints, and soft/permanent deletes."""
 
@@ -55,34 +95,56 @@ class SettingsMixin:
         def _read(self, work: Callable[[Session], T]) -> T: ...
         def _write(self, work: Callable[[Session], T]) -> T: ...
 
-    # -- compatibility level ----------------------------------------------------------------------
-    def get_compatibility(self, subject: str | None, default_to_global: bool = False) -> str:
-        return self._read(
-            lambda session: _setting(
-                session, subject, "compatibility", DEFAULT_COMPATIBILITY, default_to_global
-            )
-        )
+    # -- config: compatibility level and data-contract settings -----------------------------------
+    def get_config(self, subject: str | None, default_to_global: bool = False) -> dict[str, Any]:
+        """``GET /config[/{subject}]``: the level that applies and the contract settings of the scope."""
 
-    def set_compatibility(self, subject: str | None, level: str) -> str:
-        def work(session: Session) -> str:
-            self._settings_row(session, subject).compatibility = level
-            return level
+        def work(session: Session) -> dict[str, Any]:
+            state = q.state(session)
+            if subject is None:
+                return _config_body(q.effective_compatibility(state, None), contract_settings(state))
+            row = q.subject(session, subject)
+            own = own_config(row)
+            if own is None and not default_to_global:
+                raise _no_subject_setting(subject, "compatibility")
+            level = q.effective_compatibility(state, row)
+            return _config_body(
+                level, scope_config(state, row) if default_to_global else own or ContractConfig()
+            )
+
+        return self._read(work)
+
+    def update_config(self, subject: str | None, update: ConfigUpdate) -> dict[str, Any]:
+        """``PUT /config[/{subject}]``: sets what the body gives; answers the scope's settings."""
+
+        def work(session: Session) -> dict[str, Any]:
+            row = self._settings_row(session, subject)
+            if update.compatibility is not None:
+                row.compatibility = update.compatibility
+            before = contract_settings(row)
+            after = update.apply(before)
+            if after != before:
+                _store_contract_settings(row, after)
+                self._bump_epoch(session)  # cached registrations must see new defaults and overrides
+            answer: dict[str, Any] = {"compatibility": row.compatibility} if row.compatibility else {}
+            return {**answer, **after.body()}
 
         return self._write(work)
 
-    def delete_compatibility(self, subject: str | None) -> str:
-        """Removes a level; returns the one that was in force (global: back to the default)."""
+    def delete_config(self, subject: str | None) -> dict[str, Any]:
+        """Removes a scope's settings; answers the ones that were in force (global: back to defaults)."""
 
-        def work(session: Session) -> str:
-            if subject is None:
-                state = q.state(session)
-                previous = state.compatibility or DEFAULT_COMPATIBILITY
-                state.compatibility = None
-                return previous
-            row = q.subject(session, subject)
-            if row is None or not row.compatibility:
+        def work(session: Session) -> dict[str, Any]:
+            state = q.state(session)
+            row: RegistryState | Subject | None = state if subject is None else q.subject(session, subject)
+            if subject is not None and own_config(row) is None:  # type: ignore[arg-type]
                 raise _no_subject_setting(subject, "compatibility")
-            previous, row.compatibility = row.compatibility, None
+            assert row is not None
+            previous = _config_body(row.compatibility or DEFAULT_COMPATIBILITY, contract_settings(row))
+            if not contract_settings(row).is_empty():
+                self._bump_epoch(session)
+            row.compatibility = None
+            _store_contract_settings(row, ContractConfig())
             return previous
 
         return self._write(work)
@@ -180,6 +242,7 @@ class SettingsMixin:
             if permanent:
                 session.execute(delete(SubjectVersion).where(SubjectVersion.subject_id == row.id))
                 row.compatibility = row.mode = None
+                _store_contract_settings(row, ContractConfig())
                 done = [r.version for r in rows]
             else:
                 for r in live:

@@ -3,27 +3,41 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from registry.service.contracts import from_text
 from registry.storage.models import SchemaRecord
 
 
 @dataclass(frozen=True)
 class StoredSchema:
-    """A schema by id: immutable once written."""
+    """A schema by id: immutable once written (its data contract included)."""
 
     id: int
     schema: str
     schema_type: str
     references: tuple[dict[str, Any], ...]
+    guid: str = ""
+    metadata: dict[str, Any] | None = None
+    rule_set: dict[str, Any] | None = None
 
     @classmethod
     def from_record(cls, record: SchemaRecord) -> StoredSchema:
         return cls(
-            record.id, record.schema_text, record.schema_type, tuple(json.loads(record.references_json))
+            record.id,
+            record.schema_text,
+            record.schema_type,
+            tuple(json.loads(record.references_json)),
+            record.guid or "",
+            from_text(record.metadata_json),
+            from_text(record.rule_set_json),
         )
+
+    @property
+    def contract(self) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+        return self.metadata, self.rule_set
 
     def body(self) -> dict[str, Any]:
         """The JSON Confluent returns for ``GET /schemas/ids/{id}`` (schemaType only when not AVRO)."""
@@ -32,6 +46,12 @@ class StoredSchema:
             out["schemaType"] = self.schema_type
         if self.references:
             out["references"] = list(self.references)
+        if self.metadata:
+            out["metadata"] = self.metadata
+        if self.rule_set:
+            out["ruleSet"] = self.rule_set
+        if self.guid:
+            out["guid"] = self.guid
         return out
 
 
@@ -56,6 +76,15 @@ class Registered:
     id: int
     version: int
     created: bool
+    schema: StoredSchema | None = field(default=None, compare=False)
+
+    def body(self) -> dict[str, Any]:
+        """Confluent's registration answer: id, version, GUID and the schema as stored (its contract
+        included, which may come from the previous version or the config rather than the request)."""
+        out: dict[str, Any] = {"id": self.id, "version": self.version}
+        if self.schema is not None:
+            out.update(self.schema.body())
+        return out
 
 
 @dataclass(frozen=True)

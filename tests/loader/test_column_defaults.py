@@ -21,8 +21,13 @@ from loader.table_evolution import plan_evolution
         ("int", 7, "CAST(7 AS INT)"),
         ("long", -2, "CAST(-2 AS BIGINT)"),
         ("double", 0.5, "CAST(0.5 AS DOUBLE)"),
-        (["string", "null"], "x", "'x'"),  # a union's default is its first branch's
+        (["string", "null"], "x", "'x'"),  # a union's default belongs to the first branch it matches
         (["null", "string"], None, None),  # NULL anyway
+        (["null", "string"], "x", "'x'"),  # Avro 1.12: a later branch may hold the default
+        (["null", {"type": "enum", "name": "E", "symbols": ["A"]}, "string"], "B", "'B'"),  # not a symbol
+        (["int", "long"], 2**40, f"CAST({2**40} AS BIGINT)"),  # too large for the int branch
+        (["null", "double"], 1, "CAST(1 AS DOUBLE)"),
+        (["null", {"type": "record", "name": "R", "fields": []}], {}, None),  # no literal for a record
         ({"type": "long", "logicalType": "timestamp-millis"}, 0, None),  # no exact literal: NULL
         ("bytes", "\u00ff", None),
         ({"type": "array", "items": "int"}, [], None),

@@ -1,7 +1,9 @@
-"""An in-process app on a fresh SQLite file per test: fast, isolated, exercising the real stack."""
+"""An in-process app on a fresh SQLite file per test: fast, isolated, exercising the real stack; and real
+servers on both databases for the tests that go through confluent-kafka's client."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,6 +13,8 @@ from flask.testing import FlaskClient
 
 from registry.api import create_app
 from registry.config import RegistryConfig
+from tests.fixtures.postgres import PostgresCluster
+from tests.fixtures.registry_server import RegistryProcess, start_registry
 
 
 @pytest.fixture
@@ -34,3 +38,21 @@ def app(app_config: RegistryConfig) -> Iterator[Flask]:
 @pytest.fixture
 def client(app: Flask) -> FlaskClient:
     return app.test_client()
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def served_registry(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[RegistryProcess]:
+    """A real `registry serve` for the module's client tests, once on SQLite and once on PostgreSQL."""
+    workdir = tmp_path_factory.mktemp(f"registry-{request.param}")
+    if request.param == "sqlite":
+        url = f"sqlite:///{workdir / 'registry.db'}"
+    else:
+        cluster: PostgresCluster = request.getfixturevalue("postgres_cluster")
+        url = cluster.create_database(f"clients_{uuid.uuid4().hex[:12]}")
+    server = start_registry(url, workdir)
+    try:
+        yield server
+    finally:
+        server.stop()

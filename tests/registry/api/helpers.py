@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import uuid
 from typing import Any
 
 CT = "application/vnd.schemaregistry.v1+json"
@@ -21,3 +22,11 @@ def record(name: str = "PageView", **fields: Any) -> str:
 
 def body(schema: str, **extra: Any) -> dict[str, Any]:
     return {"schema": schema, **extra}
+
+
+def without_guid(answer: dict[str, Any]) -> dict[str, Any]:
+    """The answer minus its ``guid``, which must be a canonical UUID (its value is tested elsewhere)."""
+    rest = dict(answer)
+    guid = rest.pop("guid")
+    assert str(uuid.UUID(guid)) == guid
+    return rest

@@ -73,7 +73,7 @@ def test_import_mode_keeps_given_ids_and_versions(client: FlaskClient) -> None:
     assert refused.get_json()["error_code"] == 42205, "ids may only be given in IMPORT mode"
     assert client.put("/mode", json={"mode": "IMPORT"}, query_string={"force": "true"}).status_code == 200
     resp = client.post("/subjects/i-value/versions", json=body(V1, id=100, version=5))
-    assert resp.get_json() == {"id": 100}
+    assert (resp.get_json()["id"], resp.get_json()["version"]) == (100, 5)
     assert client.get("/subjects/i-value/versions").get_json() == [5]
     client.put("/mode", json={"mode": "READWRITE"})
-    assert client.post("/subjects/j-value/versions", json=body(record(id="int"))).get_json() == {"id": 101}
+    assert client.post("/subjects/j-value/versions", json=body(record(id="int"))).get_json()["id"] == 101

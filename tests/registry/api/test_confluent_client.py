@@ -1,4 +1,5 @@
-"""The real client against the real server: confluent-kafka's SchemaRegistryClient and Avro serdes."""
+"""The real client against the real server: confluent-kafka's SchemaRegistryClient and Avro serdes, on
+SQLite and on PostgreSQL (data contracts, GUIDs and contexts: test_confluent_client_contracts.py)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,12 @@ import json
 import uuid
 
 import pytest
-from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
+from confluent_kafka.schema_registry import Schema, SchemaReference, SchemaRegistryClient
 from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerializer
 from confluent_kafka.schema_registry.error import SchemaRegistryError
 from confluent_kafka.serialization import MessageField, SerializationContext
 
+from tests.fixtures.registry_server import RegistryProcess
 from tests.registry.api.helpers import record
 
 pytestmark = pytest.mark.integration
@@ -18,6 +20,11 @@ pytestmark = pytest.mark.integration
 V1 = record(id="long", url="string")
 V2 = record(id="long", url="string", referrer=(["null", "string"], None), weight=("double", 1.5))
 V3_BREAKING = record(id="long", url="string", session="string")
+
+
+@pytest.fixture
+def registry_url(served_registry: RegistryProcess) -> str:
+    return served_registry.url
 
 
 @pytest.fixture
@@ -109,3 +116,56 @@ def test_serializer_v1_deserializer_latest_fills_defaults(
         "weight": 1.5,
     }
     assert AvroDeserializer(client)(payload, ctx) == {"id": 7, "url": "/home"}, "writer schema by id"
+
+
+def test_modes_per_subject_and_global(client: SchemaRegistryClient, topic: str) -> None:
+    subject = f"{topic}-value"
+    client.register_schema(subject, Schema(V1, "AVRO"))
+    assert client.get_global_mode() == "READWRITE"
+    with pytest.raises(SchemaRegistryError) as no_mode:
+        client.get_mode(subject)
+    assert no_mode.value.error_code == 40409
+    assert client.update_mode(subject, "READONLY") == "READONLY"
+    assert client.get_mode(subject) == "READONLY"
+    with pytest.raises(SchemaRegistryError) as read_only:
+        client.register_schema(subject, Schema(V2, "AVRO"))
+    assert read_only.value.error_code == 42205
+    assert client.delete_mode(subject) == "READONLY"
+    assert client.update_global_mode("READONLY") == "READONLY"
+    try:
+        assert client.get_global_mode() == "READONLY"
+        with pytest.raises(SchemaRegistryError) as everywhere:
+            client.register_schema(subject, Schema(V2, "AVRO"))
+        assert everywhere.value.error_code == 42205
+    finally:
+        assert client.update_global_mode("READWRITE") == "READWRITE"
+    assert client.register_schema(subject, Schema(V2, "AVRO")) > 0
+
+
+def test_references_and_referenced_by(client: SchemaRegistryClient, topic: str) -> None:
+    address = json.dumps(
+        {
+            "type": "record",
+            "name": "Address",
+            "namespace": "com.example",
+            "fields": [{"name": "city", "type": "string"}],
+        }
+    )
+    person = json.dumps(
+        {
+            "type": "record",
+            "name": "Person",
+            "namespace": "com.example",
+            "fields": [{"name": "home", "type": "Address"}],
+        }
+    )
+    client.register_schema(f"{topic}-address", Schema(address, "AVRO"))
+    reference = SchemaReference("com.example.Address", f"{topic}-address", 1)
+    person_id = client.register_schema(f"{topic}-value", Schema(person, "AVRO", [reference]))
+    assert client.get_referenced_by(f"{topic}-address", 1) == [person_id]
+    assert SchemaRegistryClient({"url": client.config()["url"]}).get_schema(person_id).references == [
+        reference
+    ]
+    with pytest.raises(SchemaRegistryError) as referenced:
+        client.delete_version(f"{topic}-address", 1)
+    assert referenced.value.error_code == 42206

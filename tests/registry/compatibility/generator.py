@@ -3,7 +3,8 @@
 Deterministic (``random.Random(seed)``) so that CI runs the same pairs every time and a failure names its
 seed. Mutations: added and removed fields with and without defaults, promotions and demotions, enum symbol
 and enum default changes, union branch changes, wrapping in unions/arrays/maps, renames with and without
-aliases (full and unqualified), fixed resizes, namespace changes, recursive references.
+aliases (full and unqualified), fixed resizes, namespace changes, recursive references. Union defaults
+belong to any branch, as Avro 1.12 allows, so that schemas only 1.12 accepts take part.
 """
 
 from __future__ import annotations
@@ -128,7 +129,11 @@ class SchemaGenerator:
     def default(self, schema: Any, depth: int) -> Any:
         if depth > 4:
             return NO_DEFAULT
-        if isinstance(schema, list):
+        if isinstance(schema, list):  # Avro 1.12: the default may belong to any branch
+            if len(schema) > 1 and self.rng.random() < 0.35:
+                later = self.default(self.rng.choice(schema[1:]), depth + 1)
+                if later is not NO_DEFAULT:
+                    return later
             return self.default(schema[0], depth + 1) if schema else NO_DEFAULT
         if isinstance(schema, str):
             if schema in self.named:

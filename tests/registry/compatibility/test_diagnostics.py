@@ -59,7 +59,7 @@ CASES: list[tuple[str, Any, Any, Incompatibility]] = [
             "",
             "PageView.referrer",
             MISSING_REFERRER,
-            'move "null" to the first branch of the union and add "default": null',
+            'add "default": null to the field "referrer"',  # Avro 1.12: any branch may hold the default
         ),
     ),
     (
@@ -72,7 +72,7 @@ CASES: list[tuple[str, Any, Any, Incompatibility]] = [
             "",
             "PageView.n",
             'field "PageView.n" is in the reader but not in the writer, and has no default to fill it with',
-            'add a "default" matching the first branch (string) of the union',
+            'add a "default" matching one of the union\'s branches (string, int)',
         ),
     ),
     (

@@ -264,6 +264,25 @@ VALID = [
     ),
     ("null-default-on-nullable-first", record_with({"name": "x", "type": ["null", "int"], "default": None})),
     ("integer-default-for-double", record_with({"name": "x", "type": "double", "default": 1})),
+    # Avro 1.12: a union's default may match any branch, not only the first
+    (
+        "union-default-in-a-later-branch",
+        record_with({"name": "x", "type": ["null", "string"], "default": "a"}),
+    ),
+    (
+        "null-default-on-nullable-last",
+        record_with({"name": "x", "type": ["string", "null"], "default": None}),
+    ),
+    (
+        "nested-union-default-in-a-later-branch",
+        record_with(
+            {
+                "name": "x",
+                "type": {"type": "record", "name": "In", "fields": [{"name": "y", "type": ["null", "long"]}]},
+                "default": {"y": 5},
+            }
+        ),
+    ),
 ]
 
 

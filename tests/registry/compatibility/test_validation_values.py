@@ -95,13 +95,13 @@ INVALID_VALUES: list[tuple[str, str, list[tuple[str, str]]]] = [
         ],
     ),
     (
-        "default-not-first-union-branch",
-        record_with({"name": "x", "type": ["null", "string"], "default": "a"}),
+        "default-in-no-union-branch",
+        record_with({"name": "x", "type": ["null", "string"], "default": 1}),
         [
             (
                 "/fields/0/default",
-                'the default "a" does not match the type: '
-                'a union\'s default must match its first branch (null): expected null, got "a"',
+                "the default 1 does not match the type: it matches no branch of the union "
+                "(null: expected null, got 1; string: expected a string, got 1)",
             )
         ],
     ),
@@ -222,8 +222,9 @@ INVALID_VALUES: list[tuple[str, str, list[tuple[str, str]]]] = [
             (
                 "/fields/2/default",
                 'the default {"v": 1, "next": {"v": "x"}} does not match the type: '
-                'a union\'s default must match its first branch (record "Node"): field "next": '
-                'a union\'s default must match its first branch (null): expected null, got {"v": "x"}',
+                'it matches no branch of the union (record "Node": field "next": it matches no branch of the '
+                'union (null: expected null, got {"v": "x"}; record "Node": field "v": '
+                f'{INT_RULE}, got "x"); null: expected null, got {{"v": 1, "next": {{"v": "x"}}}})',
             )
         ],
     ),

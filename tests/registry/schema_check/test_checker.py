@@ -86,6 +86,16 @@ def test_invalid_default_is_invalid_at_the_default_whatever_the_history() -> Non
         assert "default" in result.findings[0].message
 
 
+def test_a_union_default_of_a_later_branch_passes_as_avro_1_12_allows() -> None:
+    added = schemas.ADDED_WITHOUT_DEFAULT.replace(
+        '{"name": "referrer", "type": "string", "doc": "The page before."}',
+        '{"name": "referrer", "type": ["null", "string"], "default": "direct", "doc": "The page before."}',
+    )
+    assert added != schemas.ADDED_WITHOUT_DEFAULT
+    result = check_file(FILE, added, baseline(schemas.PAGE_VIEW_V1))
+    assert (result.status, result.findings) == (Status.PASSED, ())
+
+
 def test_json_syntax_errors_keep_the_parsers_line() -> None:
     result = check_file(FILE, schemas.SYNTAX_ERROR, baseline(schemas.PAGE_VIEW_V1))
     assert result.status is Status.INVALID

@@ -1,5 +1,6 @@
 """``registry export`` / ``registry import``: a round trip SQLite -> PostgreSQL -> SQLite keeps every id,
-version, soft delete and setting; bad files and non-empty targets are refused without writing anything."""
+version, soft delete, setting and data contract; documents of the first format still import; bad files
+and non-empty targets are refused without writing anything."""
 
 from __future__ import annotations
 
@@ -22,6 +23,11 @@ from tests.registry.api.helpers import body, record
 
 V1 = record(a="int")
 V2 = record(a="int", b=("string", "x"))
+RULES = {
+    "domainRules": [
+        {"name": "a", "kind": "CONDITION", "mode": "WRITE", "type": "CEL", "expr": "true", "disabled": False}
+    ]
+}
 PATHS = [
     "/subjects",
     "/subjects?deleted=true",
@@ -30,6 +36,8 @@ PATHS = [
     "/subjects/a-value/versions/2",
     "/subjects/a-value/versions/1?deleted=true",
     "/subjects/c-value/versions?deleted=true",
+    "/subjects/d-value/versions/1",
+    "/subjects/d-value/metadata?key=owner&value=team-d",
     "/schemas?deleted=true",
     "/config",
     "/config/b-value",
@@ -52,9 +60,13 @@ def source(tmp_path: Path) -> Iterator[tuple[str, FlaskClient]]:
         assert client.post(f"/subjects/{subject}/versions", json=body(schema)).status_code == 200
     assert client.delete("/subjects/a-value/versions/1").status_code == 200
     assert client.delete("/subjects/c-value").status_code == 200
-    assert client.put("/config/b-value", json={"compatibility": "NONE"}).status_code == 200
+    contract = {"metadata": {"properties": {"owner": "team-d"}}, "ruleSet": RULES}
+    assert client.post("/subjects/d-value/versions", json=body(V1, **contract)).status_code == 200
+    subject_config = {"compatibility": "NONE", "compatibilityGroup": "major", "defaultRuleSet": RULES}
+    assert client.put("/config/b-value", json=subject_config).status_code == 200
     assert client.put("/mode/b-value", json={"mode": "READONLY"}).status_code == 200
-    assert client.put("/config", json={"compatibility": "FORWARD"}).status_code == 200
+    global_config = {"compatibility": "FORWARD", "overrideMetadata": {"properties": {"env": "prod"}}}
+    assert client.put("/config", json=global_config).status_code == 200
     yield url, client
     app.extensions["registry"].db.dispose()
 
@@ -82,7 +94,7 @@ def test_round_trip_sqlite_postgres_sqlite_keeps_everything(
     backup = tmp_path / "backup.json"
     assert _cli("export", "--database-url", source_url, "-o", str(backup)).exit_code == 0
     document = json.loads(backup.read_text())
-    assert document["format_version"] == 1 and len(document["schemas"]) == 2
+    assert document["format_version"] == 2 and len(document["schemas"]) == 3
     assert _cli("import", "--database-url", fresh_postgres_url, str(backup)).exit_code == 0
 
     server = registry_factory(fresh_postgres_url, workers=1, threads=2)
@@ -96,7 +108,8 @@ def test_round_trip_sqlite_postgres_sqlite_keeps_everything(
     newer = requests.post(
         f"{server.url}/subjects/a-value/versions", json=body(record(a="int", b=("string", "x"), c=("int", 0)))
     )
-    assert newer.json()["id"] == 3, "new ids continue after the imported ones"
+    assert newer.json()["id"] == 4, "new ids continue after the imported ones"
+    assert newer.json()["metadata"] == {"properties": {"env": "prod"}}, "the imported override applies"
 
     again = tmp_path / "again.json"
     assert _cli("export", "--database-url", fresh_postgres_url, "-o", str(again)).exit_code == 0
@@ -106,6 +119,37 @@ def test_round_trip_sqlite_postgres_sqlite_keeps_everything(
     assert _without_times(json.loads((tmp_path / "back.json").read_text())) == _without_times(
         json.loads(again.read_text())
     )
+
+
+def test_a_first_format_document_imports_with_guids_and_no_contracts(tmp_path: Path) -> None:
+    """What `registry export` wrote before data contracts: no GUIDs, metadata, rules or contract config."""
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    app = create_app(RegistryConfig(database_url=url))
+    client = app.test_client()
+    first = client.post("/subjects/a-value/versions", json=body(V1)).get_json()
+    app.extensions["registry"].db.dispose()
+    backup = tmp_path / "v1.json"
+    _cli("export", "--database-url", url, "-o", str(backup))
+    document = json.loads(backup.read_text())
+    document["format_version"] = 1
+    for schema in document["schemas"]:
+        for key in ("guid", "metadata", "rule_set"):
+            del schema[key]
+    for holder in (document["config"], *document["subjects"]):
+        for key in ("compatibility_group", "default_metadata", "override_metadata", "default_rule_set",
+                    "override_rule_set"):  # fmt: skip
+            del holder[key]
+    backup.write_text(json.dumps(document))
+    target = f"sqlite:///{tmp_path / 'target.db'}"
+    assert _cli("import", "--database-url", target, str(backup)).exit_code == 0
+    restored = create_app(RegistryConfig(database_url=target))
+    try:
+        got = restored.test_client().get("/subjects/a-value/versions/1").get_json()
+        assert (got["id"], got["guid"]) == (first["id"], first["guid"]), "the GUID the registry derives"
+        assert "metadata" not in got and "ruleSet" not in got
+        assert restored.test_client().get(f"/schemas/guids/{first['guid']}").status_code == 200
+    finally:
+        restored.extensions["registry"].db.dispose()
 
 
 def _subjects(url: str) -> list[str]:
@@ -128,7 +172,7 @@ def test_non_empty_target_needs_force(source: tuple[str, FlaskClient], tmp_path:
     assert refused.exit_code == 1 and "not empty" in refused.output
     assert _subjects(target) == ["other-value"]
     assert _cli("import", "--database-url", target, "--force", str(backup)).exit_code == 0
-    assert _subjects(target) == ["a-value", "b-value", "c-value"]
+    assert _subjects(target) == ["a-value", "b-value", "c-value", "d-value"]
 
 
 @pytest.mark.parametrize(
@@ -148,6 +192,20 @@ def test_non_empty_target_needs_force(source: tuple[str, FlaskClient], tmp_path:
          "subject 'b-value': mode 'READ-ONLY' is not one of READWRITE"),
         (lambda d: _edit(d, lambda x: x["subjects"][0].update(last_version=1)),
          "subject 'a-value': last_version must be an integer, at least its highest version"),
+        (lambda d: _edit(d, lambda x: x["schemas"][2].update(metadata={"properties": {"owner": 1}})),
+         "schema 3: metadata.properties.owner must be a string"),
+        (lambda d: _edit(d, lambda x: x["schemas"][2].update(rule_set={"domainRules": [{"name": "a"}]})),
+         "schema 3: rule_set.domainRules[0] (a) needs a string 'type'"),
+        (lambda d: _edit(d, lambda x: x["schemas"][2].update(guid="42")),
+         "schema 3: guid '42' is not a UUID"),
+        (lambda d: _edit(d, lambda x: x["schemas"][1].update(guid=x["schemas"][0]["guid"])),
+         "contradicts itself"),
+        (lambda d: _edit(d, lambda x: x["subjects"][1].update(default_rule_set={"rules": []})),
+         "subject 'b-value': default_rule_set has unknown field 'rules'"),
+        (lambda d: _edit(d, lambda x: x["config"].update(compatibility_group="")),
+         "config compatibility_group must be a name"),
+        (lambda d: _edit(d, lambda x: x["config"].update(override_metadata={"sensitive": ["b", "a"]})),
+         "config override_metadata is not in canonical form"),
     ],
 )  # fmt: skip
 def test_bad_files_are_refused_and_nothing_is_written(

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from registry.service.contract_config import ConfigUpdate
 from registry.service.requests import SchemaRequest
 from registry.storage import migrate
 from registry.storage.db import Database
@@ -47,7 +48,7 @@ def test_summaries_count_versions_and_hide_soft_deleted_subjects(registry: Regis
     registry.delete_version("both-value", 2, permanent=False)
     registry.register("gone-value", V1)
     registry.delete_subject("gone-value", permanent=False)
-    registry.set_compatibility("both-value", "FULL")
+    registry.update_config("both-value", ConfigUpdate("FULL", {}))
     listing = registry.subject_summaries("", False, False, 0, 10)
     assert listing.total == 1
     (both,) = listing.subjects
@@ -75,7 +76,18 @@ def test_history_keeps_soft_deleted_versions_and_the_baseline_follows_the_level(
     history = registry.subject_history("s-value")
     assert [(v.version, v.deleted) for v in history.versions] == [(1, True), (2, False)]
     assert [v for v, _ in registry.compatibility_baseline("s-value")[1]] == [2]
-    registry.set_compatibility("s-value", "NONE")
+    registry.update_config("s-value", ConfigUpdate("NONE", {}))
     assert registry.compatibility_baseline("s-value")[0] == "NONE"
     assert [v for v, _ in registry.compatibility_baseline("s-value")[1]] == [2], "shown, though not compared"
     assert registry.compatibility_baseline("new-value") == ("BACKWARD", [])
+
+
+def test_the_baseline_keeps_to_the_compatibility_group_a_registration_would_join(registry: Registry) -> None:
+    major = {str(n): {"properties": {"major": str(n)}} for n in (1, 2)}
+    registry.update_config("g-value", ConfigUpdate(None, {"compatibility_group": "major"}))
+    registry.register("g-value", SchemaRequest(record(a="int"), metadata=major["1"]))
+    registry.register("g-value", SchemaRequest(record(a="string"), metadata=major["2"]))
+    registry.register("g-value", SchemaRequest(record(a="string", b=("int", 0)), metadata=major["2"]))
+    assert [v for v, _ in registry.compatibility_baseline("g-value")[1]] == [3]
+    registry.update_config("g-value", ConfigUpdate("BACKWARD_TRANSITIVE", {}))
+    assert [v for v, _ in registry.compatibility_baseline("g-value")[1]] == [2, 3], "not version 1: major 1"

@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from click.testing import CliRunner
-from sqlalchemy import inspect
+from sqlalchemy import inspect, text
 
 from registry.cli import main
+from registry.service.schemas import guid_for
 from registry.storage import migrate
 from registry.storage.db import Database
 from registry.storage.models import Base
+from registry.storage.repository import Registry
 from tests.fixtures.postgres import PostgresCluster
 
 TABLES = {
@@ -59,6 +62,68 @@ def test_users_migration_goes_up_from_the_first_revision_and_back(tmp_path: Path
         assert set(inspect(database.engine).get_table_names()) == TABLES - {"users"}
     finally:
         database.dispose()
+
+
+def _registered_under_0002(url: str) -> tuple[int, str]:
+    """A database at revision 0002 holding one registered schema, written as that version's code did."""
+    migrate.upgrade(url, "0002_users")
+    database = Database(url)
+    identity = "3f" * 32
+    try:
+        with database.engine.begin() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO schemas (id, identity_hash, schema_type, schema_text, fingerprint, "
+                    "references_json, created_at) VALUES (7, :h, 'AVRO', '\"long\"', 'f', '[]', :t)"
+                ),
+                {"h": identity, "t": datetime.now(UTC)},
+            )
+            conn.execute(text("INSERT INTO subjects (id, name, last_version) VALUES (1, 'old-value', 1)"))
+            conn.execute(
+                text(
+                    "INSERT INTO subject_versions (id, subject_id, version, schema_id, deleted, created_at) "
+                    "VALUES (1, 1, 1, 7, false, :t)"
+                ),
+                {"t": datetime.now(UTC)},
+            )
+    finally:
+        database.dispose()
+    return 7, identity
+
+
+def _contracts_upgrade_and_back(url: str) -> None:
+    schema_id, identity = _registered_under_0002(url)
+    migrate.upgrade(url)
+    assert_matches_models(url)
+    database = Database(url)
+    try:
+        with database.engine.connect() as conn:
+            guid = conn.execute(text("SELECT guid FROM schemas WHERE id = :i"), {"i": schema_id}).scalar_one()
+        assert guid == guid_for(identity), "existing schemas get the GUID new ones would"
+        registry = Registry(database)
+        assert registry.schema_by_guid(guid).id == schema_id
+        assert registry.get_version("old-value", 1).schema.metadata is None
+        migrate.downgrade(url, "0002_users")
+        columns = {c["name"] for c in inspect(database.engine).get_columns("schemas")}
+        assert not columns & {"guid", "metadata_json", "rule_set_json"}
+        assert "compatibility_group" not in {
+            c["name"] for c in inspect(database.engine).get_columns("subjects")
+        }
+        with database.engine.connect() as conn:
+            assert conn.execute(text("SELECT count(*) FROM subject_versions")).scalar_one() == 1, "data kept"
+    finally:
+        database.dispose()
+
+
+def test_contracts_migration_gives_existing_schemas_guids_and_goes_back_on_sqlite(tmp_path: Path) -> None:
+    _contracts_upgrade_and_back(f"sqlite:///{tmp_path / 'c.db'}")
+
+
+@pytest.mark.integration
+def test_contracts_migration_gives_existing_schemas_guids_and_goes_back_on_postgres(
+    postgres_cluster: PostgresCluster,
+) -> None:
+    _contracts_upgrade_and_back(postgres_cluster.create_database("contracts_migration"))
 
 
 def test_cli_db_upgrade_and_current(tmp_path: Path) -> None:

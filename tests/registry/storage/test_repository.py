@@ -62,7 +62,7 @@ def test_schema_by_id_is_served_from_memory_after_first_read(pair: tuple[Registr
 def test_uninitialized_database_is_a_store_error(tmp_path: Path) -> None:
     registry = Registry(Database(f"sqlite:///{tmp_path / 'empty.db'}"))
     with pytest.raises(errors.StoreError):
-        registry.get_compatibility(None)
+        registry.get_config(None)
 
 
 def test_ids_are_global_and_versions_per_subject(pair: tuple[Registry, Registry]) -> None:

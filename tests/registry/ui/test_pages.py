@@ -157,6 +157,34 @@ def test_references_and_referenced_by_are_links(client: FlaskClient) -> None:
     assert f'{link} (schema id <a href="/ui/schemas/{view_id}">' in referenced
 
 
+def test_a_version_shows_its_data_contract_as_text(client: FlaskClient) -> None:
+    rule = {
+        "name": "hasUrl",
+        "kind": "CONDITION",
+        "mode": "WRITE",
+        "type": "CEL",
+        "expr": "size(message.url) > 0",
+    }
+    metadata = {"properties": {"owner": "<b>web</b>"}, "tags": {"PageView.url": ["PII"]}}
+    schema_id = register(client, SUBJECT, page_view(1), metadata=metadata, ruleSet={"domainRules": [rule]})
+    register(client, SUBJECT, page_view(2))  # carries the contract forward
+    for path in (f"/ui/subjects/{SUBJECT}?version=2", f"/ui/schemas/{schema_id}"):
+        page = html(client, path)
+        shown = {
+            match[0]: json.loads(unescape(match[1]))
+            for match in re.findall(
+                r"<h3>(Metadata|Rule set) .*?<pre id=\"contract-\d\">(.*?)</pre>", page, re.S
+            )
+        }
+        assert shown == {
+            "Metadata": {"properties": {"owner": "<b>web</b>"}, "tags": {"PageView.url": ["PII"]}},
+            "Rule set": {"domainRules": [{**rule, "disabled": False}]},
+        }
+        assert "<b>web</b>" not in page, "markup in metadata is shown as text"
+    register(client, "plain-value", page_view(1))
+    assert 'id="contract-1"' not in html(client, "/ui/subjects/plain-value"), "no contract, no block"
+
+
 def test_subject_names_with_slashes_and_spaces_round_trip_through_links(client: FlaskClient) -> None:
     name = "team a/orders?-value"
     register(client, name, page_view(1))
