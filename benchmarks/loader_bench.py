@@ -1,131 +1,54 @@
 """Benchmark of the loader: `python benchmarks/loader_bench.py` (after `scripts/setup`).
 
-Starts its own broker (`scripts/kafka`, on free ports, data in a temporary directory) and registry
-(`registry serve` on SQLite), produces one topic of `--records` events of a 20-field schema written with
-three interleaved versions, and times in one Spark session, side by side:
+Starts its own broker (`scripts/kafka`, free ports, a temporary directory) and registry (`registry serve`,
+SQLite), produces the scenarios' topics (a 20-field page-view event in three versions, interleaved), and
+measures each run twice: inside one process on one Spark session (`loader.job.run`, Spark's start-up
+left out), and as a whole `loader run` process, the way cron starts it (JVM start, Spark session,
+everything). Prints a Markdown table per scenario, with the ratios the targets are about:
 
-- the loader (`loader.job.run`: plan, read, decode each record with its writer schema, project onto the
-  latest, write ORC, commit);
-- the limit: Spark reading the same offset ranges and writing the undecoded value bytes to Parquet;
-- a hand-written single-process consumer: confluent-kafka + fastavro (writer -> latest schema
-  resolution) + pyarrow to Parquet, as a team would write without Spark;
+- big: one topic of `--records` records against Spark's raw read-and-write of the same ranges (the limit)
+  and a hand-written confluent-kafka + fastavro + pyarrow consumer;
+- keys: the same records with a key and two headers each, against without;
+- many: 200 topics x 500 records (first run: tables created; next run) against 1 topic x 100,000;
+- curve: 10, 100 and 1,000 topics x 100 records (next run), and 1,000 topics of which 10 have new
+  records against a deployment of only those 10;
+- backlog: one topic of `--backlog` records loaded by `loader run --until-caught-up` with default
+  settings: seconds, commits, and the driver JVM's peak resident memory.
 
-then the per-topic cost: `--many-topics` topics of `--records-per-topic` records each against one topic
-holding as many records in all. Prints a Markdown table of seconds, records/s and ratios.
+`--code-dir` measures another checkout's loader (e.g. the code before a change) with the same script,
+broker and registry, for before/after rows from one machine.
 """
 
 from __future__ import annotations
 
 import argparse
-import io
+import importlib
 import json
 import os
-import random
 import shutil
-import socket
-import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import fastavro
-import pyarrow as pa
-import pyarrow.parquet as pq
-from confluent_kafka import Consumer, Producer, TopicPartition
-from confluent_kafka.admin import AdminClient, NewTopic
-from pyspark.sql import SparkSession
-from rich.console import Console
-
-REPO_ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO_ROOT))
-
-from loader import job  # noqa: E402
-from loader.config import LoaderSettings  # noqa: E402
-from loader.kafka_metadata import watermarks  # noqa: E402
-from loader.planning import OffsetRange, kafka_source_options  # noqa: E402
-
-CT = "application/vnd.schemaregistry.v1+json"
-DISTINCT_EVENTS_PER_VERSION = 5_000  # encoded once, then produced round-robin
-
-# A page-view event as a web tier would send it: 18 fields in version 1, a field added in version 2,
-# another added and an int widened to long in version 3 (each BACKWARD-compatible with the one before).
-V1_FIELDS: list[dict[str, Any]] = [
-    {"name": "event_id", "type": "string"},
-    {"name": "member_id", "type": "long"},
-    {"name": "session_id", "type": "string"},
-    {"name": "page_key", "type": "string"},
-    {"name": "url", "type": "string"},
-    {"name": "referrer", "type": ["null", "string"], "default": None},
-    {"name": "ip_address", "type": "string"},
-    {"name": "user_agent", "type": "string"},
-    {"name": "country", "type": "string"},
-    {
-        "name": "device",
-        "type": {
-            "type": "record",
-            "name": "Device",
-            "fields": [
-                {
-                    "name": "kind",
-                    "type": {"type": "enum", "name": "DeviceKind", "symbols": ["DESKTOP", "MOBILE"]},
-                },
-                {"name": "os", "type": "string"},
-            ],
-        },
-    },
-    {"name": "viewed_at", "type": {"type": "long", "logicalType": "timestamp-millis"}},
-    {"name": "duration_ms", "type": "int"},
-    {"name": "scroll_depth", "type": "float"},
-    {"name": "logged_in", "type": "boolean"},
-    {"name": "experiment_ids", "type": {"type": "array", "items": "long"}},
-    {"name": "tags", "type": {"type": "map", "values": "string"}},
-    {"name": "locale", "type": "string"},
-    {"name": "app_version", "type": "string"},
-]
-V2_FIELDS = [*V1_FIELDS, {"name": "load_time_ms", "type": "int", "default": 0}]
-V3_FIELDS = [
-    *[dict(f, type="long") if f["name"] == "duration_ms" else f for f in V2_FIELDS],
-    {"name": "consent", "type": ["null", "string"], "default": None},
-]
-VERSIONS = [
-    {"type": "record", "name": "PageViewEvent", "namespace": "com.example.bench", "fields": fields}
-    for fields in (V1_FIELDS, V2_FIELDS, V3_FIELDS)
-]
-
-# The consumer baseline's Parquet columns: the latest version, written by hand as such a consumer would.
-LATEST_ARROW_SCHEMA = pa.schema(
-    [
-        ("event_id", pa.string()),
-        ("member_id", pa.int64()),
-        ("session_id", pa.string()),
-        ("page_key", pa.string()),
-        ("url", pa.string()),
-        ("referrer", pa.string()),
-        ("ip_address", pa.string()),
-        ("user_agent", pa.string()),
-        ("country", pa.string()),
-        ("device", pa.struct([("kind", pa.string()), ("os", pa.string())])),
-        ("viewed_at", pa.timestamp("ms", tz="UTC")),
-        ("duration_ms", pa.int64()),
-        ("scroll_depth", pa.float32()),
-        ("logged_in", pa.bool_()),
-        ("experiment_ids", pa.list_(pa.int64())),
-        ("tags", pa.map_(pa.string(), pa.string())),
-        ("locale", pa.string()),
-        ("app_version", pa.string()),
-        ("load_time_ms", pa.int32()),
-        ("consent", pa.string()),
-        ("_kafka_partition", pa.int32()),
-        ("_kafka_offset", pa.int64()),
-    ]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from loader_services import (
+    REPO_ROOT,
+    create_topics,
+    encoded_events,
+    kafka_broker,
+    produce,
+    register_versions,
+    registry_server,
 )
+
+SCENARIOS = ("big", "keys", "many", "curve", "backlog")
 
 
 @dataclass
@@ -133,146 +56,121 @@ class Row:
     work: str
     records: int
     seconds: float
+    against: str = ""  # the row this one is compared with
+    note: str = ""
 
     @property
     def rate(self) -> float:
-        return self.records / self.seconds
+        return self.records / self.seconds if self.seconds else 0.0
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+@dataclass
+class Bench:
+    """What every scenario uses: the services, the Spark session, the code measured, the results."""
+
+    bootstrap: str
+    registry_url: str
+    workdir: Path
+    code_dir: Path
+    spark: Any
+    loader: Any  # the measured checkout's `loader` modules: job, config
+    tables: dict[str, list[Row]] = field(default_factory=dict)
+
+    def settings(self, database: str, include: str, **extra: Any) -> Any:
+        return self.loader.config.LoaderSettings(
+            bootstrap_servers=self.bootstrap,
+            registry_url=self.registry_url,
+            warehouse=str(self.workdir / "warehouse"),
+            database=database,
+            include_topics=include,
+            **extra,
+        ).validate()
+
+    def run_in_process(self, database: str, include: str, expected: int) -> float:
+        from rich.console import Console
+
+        report = self.loader.job.run(
+            self.settings(database, include), self.spark, Console(stderr=True, quiet=True)
+        )
+        loaded = sum(t.records for t in report.topics)
+        if report.exit_code != 0 or loaded != expected:
+            sys.exit(
+                f"the loader run failed (exit {report.exit_code}, {loaded} of {expected}): {report.to_json()}"
+            )
+        return report.seconds
+
+    def run_process(self, database: str, include: str, expected: int, *args: str) -> tuple[float, int, int]:
+        """`loader run` as cron starts it: (seconds, runs committed, peak resident KiB of the driver JVM)."""
+        report = self.workdir / f"report-{database}.json"
+        command = [
+            sys.executable, "-m", "loader.cli", "run", "--bootstrap-servers", self.bootstrap,
+            "--registry-url", self.registry_url, "--warehouse", str(self.workdir / "warehouse-cli"),
+            "--database", database, "--include-topics", include, "--report-json", str(report), *args,
+        ]  # fmt: skip
+        env = {**os.environ, "PYTHONPATH": str(self.code_dir)}
+        started = time.perf_counter()
+        process = subprocess.Popen(
+            command, env=env, cwd=self.workdir, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
+        with peak_rss_of_java_descendants(process.pid) as peak:
+            _, err = process.communicate()
+        seconds = time.perf_counter() - started
+        if process.returncode != 0:
+            sys.exit(f"loader run failed (exit {process.returncode}):\n{err.decode()[-3000:]}")
+        data = json.loads(report.read_text())
+        runs = data.get("runs", [data])
+        loaded = sum(t["records"] for r in runs for t in r["topics"])
+        if loaded != expected:
+            sys.exit(f"loader run loaded {loaded} records, not {expected}")
+        return seconds, len(runs), peak()
+
+    def add(self, table: str, row: Row) -> None:
+        self.tables.setdefault(table, []).append(row)
+        print(f"  {row.work}: {row.seconds:.1f} s", file=sys.stderr, flush=True)
 
 
 @contextmanager
-def kafka_broker(workdir: Path) -> Iterator[str]:
-    port = free_port()
-    env = dict(
-        os.environ,
-        KAFKA_PORT=str(port),
-        KAFKA_CONTROLLER_PORT=str(free_port()),
-        KAFKA_DATA_DIR=str(workdir / "kafka"),
-        KAFKA_HEAP_MB="1024",
-    )
-    script = str(REPO_ROOT / "scripts" / "kafka")
-    started = subprocess.run([script, "start"], env=env, capture_output=True, text=True)
-    if started.returncode != 0:
-        sys.exit(f"scripts/kafka start failed:\n{started.stdout}\n{started.stderr}")
+def peak_rss_of_java_descendants(pid: int) -> Iterator[Callable[[], int]]:
+    """Samples, every 0.2 s, the peak resident memory (VmHWM) of the JVMs below `pid`."""
+    peak = 0
+    stop = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not stop.wait(0.2):
+            for child in _descendants(pid):
+                try:
+                    status = Path(f"/proc/{child}/status").read_text()
+                    if "\nName:\tjava" in "\n" + status:
+                        hwm = next(line for line in status.splitlines() if line.startswith("VmHWM:"))
+                        peak = max(peak, int(hwm.split()[1]))
+                except (OSError, StopIteration):
+                    continue
+
+    thread = threading.Thread(target=sample, daemon=True)
+    thread.start()
     try:
-        yield started.stdout.strip().splitlines()[-1]
+        yield lambda: peak
     finally:
-        subprocess.run([script, "stop"], env=env, capture_output=True)
+        stop.set()
+        thread.join()
 
 
-def http(url: str, body: dict[str, Any] | None = None) -> Any:
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(url, data=data, headers={"Content-Type": CT})
-    with urllib.request.urlopen(request, timeout=30) as response:
-        return json.loads(response.read())
-
-
-@contextmanager
-def registry_server(workdir: Path) -> Iterator[str]:
-    port = free_port()
-    command = [sys.executable, "-m", "registry.cli", "serve", "--host", "127.0.0.1", "--port", str(port)]
-    command += ["--workers", "1", "--database-url", f"sqlite:///{workdir / 'registry.db'}"]
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
-    log = (workdir / "registry.log").open("wb")
-    server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(300):
+def _descendants(pid: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
             try:
-                http(url + "/")
-                break
-            except OSError:
-                if server.poll() is not None:
-                    sys.exit((workdir / "registry.log").read_text())
-                time.sleep(0.1)
-        yield url
-    finally:
-        server.terminate()
-        server.wait(30)
-
-
-def register_versions(registry_url: str, topic: str) -> list[int]:
-    """The three versions under the topic's value subject (the registry checks each is compatible)."""
-    subject = f"{registry_url}/subjects/{topic}-value/versions"
-    return [http(subject, {"schema": json.dumps(schema)})["id"] for schema in VERSIONS]
-
-
-def event(version: int, rng: random.Random) -> dict[str, Any]:
-    record: dict[str, Any] = {
-        "event_id": f"{rng.getrandbits(64):016x}",
-        "member_id": rng.randint(1, 50_000_000),
-        "session_id": f"{rng.getrandbits(48):012x}",
-        "page_key": rng.choice(["feed", "profile", "jobs", "messaging", "notifications"]),
-        "url": f"https://www.example.com/{rng.choice(['feed', 'in/someone', 'jobs/view/4242'])}",
-        "referrer": rng.choice([None, "https://www.example.com/", "https://search.example.org/?q=x"]),
-        "ip_address": f"10.{rng.randint(0, 255)}.{rng.randint(0, 255)}.{rng.randint(1, 254)}",
-        "user_agent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko)",
-        "country": rng.choice(["us", "de", "in", "br", "fr"]),
-        "device": {"kind": rng.choice(["DESKTOP", "MOBILE"]), "os": rng.choice(["linux", "ios", "android"])},
-        "viewed_at": 1_790_000_000_000 + rng.randint(0, 3_600_000),
-        "duration_ms": rng.randint(10, 600_000),
-        "scroll_depth": rng.random(),
-        "logged_in": rng.random() < 0.8,
-        "experiment_ids": [rng.randint(1, 500) for _ in range(rng.randint(0, 4))],
-        "tags": {"ab": rng.choice(["a", "b"])} if rng.random() < 0.5 else {},
-        "locale": rng.choice(["en_US", "de_DE", "pt_BR"]),
-        "app_version": f"5.{rng.randint(0, 40)}.{rng.randint(0, 9)}",
-    }
-    if version >= 2:
-        record["load_time_ms"] = rng.randint(40, 2_000)
-    if version >= 3:
-        record["consent"] = rng.choice([None, "analytics"])
-    return record
-
-
-def encoded_events(schema_ids: list[int], per_version: int, seed: int = 11) -> list[bytes]:
-    """Confluent wire-format values, the versions interleaved: magic byte, schema id, Avro body."""
-    rng = random.Random(seed)
-    parsed = [fastavro.parse_schema(schema) for schema in VERSIONS]
-    values = []
-    for i in range(per_version * len(VERSIONS)):
-        version = i % len(VERSIONS)
-        body = io.BytesIO()
-        body.write(b"\x00" + struct.pack(">I", schema_ids[version]))
-        fastavro.schemaless_writer(body, parsed[version], event(version + 1, rng))
-        values.append(body.getvalue())
-    return values
-
-
-def create_topics(bootstrap: str, names: list[str], partitions: int) -> None:
-    admin = AdminClient({"bootstrap.servers": bootstrap})
-    futures = admin.create_topics(
-        [NewTopic(n, num_partitions=partitions, replication_factor=1) for n in names]
-    )
-    for future in futures.values():
-        future.result(timeout=60)
-
-
-def produce(bootstrap: str, topic: str, values: list[bytes], count: int) -> None:
-    producer = Producer(
-        {"bootstrap.servers": bootstrap, "linger.ms": 50, "batch.size": 1_000_000, "compression.type": "lz4"}
-    )
-    for i in range(count):
-        while True:
-            try:
-                producer.produce(topic, value=values[i % len(values)])
-                break
-            except BufferError:
-                producer.poll(0.1)
-        if i % 10_000 == 0:
-            producer.poll(0)
-    if producer.flush(120):
-        sys.exit("the producer could not deliver every record")
-
-
-def offset_ranges(bootstrap: str, topic: str, partitions: int) -> list[OffsetRange]:
-    marks = watermarks(bootstrap, [(topic, p) for p in range(partitions)], 30)
-    return [OffsetRange(topic, p, m.earliest, m.end) for (_, p), m in sorted(marks.items())]
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
 
 
 def timed(work: Callable[[], Any]) -> float:
@@ -281,180 +179,233 @@ def timed(work: Callable[[], Any]) -> float:
     return time.perf_counter() - started
 
 
-def loader_run(spark: SparkSession, settings: LoaderSettings, expected: int) -> float:
-    report = job.run(settings, spark, Console(stderr=True, quiet=True))
-    loaded = sum(t.records for t in report.topics)
-    if report.exit_code != 0 or loaded != expected:
-        sys.exit(
-            f"the loader run failed (exit {report.exit_code}, {loaded} of {expected}): {report.to_json()}"
-        )
-    return report.seconds
+def setup_topics(
+    bench: Bench, names: list[str], partitions: int, distinct_schemas: bool
+) -> dict[str, list[int]]:
+    create_topics(bench.bootstrap, names, partitions)
+    return {
+        name: register_versions(bench.registry_url, name, i if distinct_schemas else None)
+        for i, name in enumerate(names)
+    }
 
 
-def spark_raw_to_parquet(spark: SparkSession, bootstrap: str, ranges: list[OffsetRange], out: Path) -> None:
-    """The limit: the same ranges through Spark's Kafka source, value bytes written as they are."""
-    frame = (
-        spark.read.format("kafka")
-        .option("kafka.bootstrap.servers", bootstrap)
-        .options(**kafka_source_options(ranges))
-        .load()
-        .select("partition", "offset", "timestamp", "value")
+def produce_to(
+    bench: Bench, topics: dict[str, list[int]], count: int, distinct_schemas: bool, seed: int
+) -> None:
+    for i, (topic, ids) in enumerate(sorted(topics.items())):
+        values = encoded_events(ids, max(1, min(count, 3_000) // 3), seed, i if distinct_schemas else None)
+        produce(bench.bootstrap, topic, values, count)
+
+
+# --- scenarios ----------------------------------------------------------------------------------------
+
+
+def big(bench: Bench, records: int, partitions: int) -> None:
+    from loader_baselines import consumer_to_parquet, spark_raw_to_parquet
+
+    topic = "big_page_view"
+    ids = setup_topics(bench, [topic], partitions, False)[topic]
+    produce(bench.bootstrap, topic, encoded_events(ids, 5_000), records)
+    ranges = offset_ranges(bench, topic, partitions)
+    limit = "Spark raw bytes to Parquet (limit)"
+    bench.add(
+        "big",
+        Row(
+            limit,
+            records,
+            timed(lambda: spark_raw_to_parquet(bench.spark, bench.bootstrap, ranges, bench.workdir / "raw")),
+        ),
     )
-    frame.write.mode("overwrite").parquet(str(out))
-
-
-def consumer_to_parquet(bootstrap: str, registry_url: str, ranges: list[OffsetRange], out: Path) -> int:
-    """The hand-written baseline: one process, each value resolved from its writer schema to the latest."""
-    latest = fastavro.parse_schema(VERSIONS[-1])
-    writers: dict[int, Any] = {}
-    consumer = Consumer(
-        {
-            "bootstrap.servers": bootstrap,
-            "group.id": "bench-baseline",
-            "enable.auto.commit": False,
-            "fetch.max.bytes": 52_428_800,
-            "max.partition.fetch.bytes": 10_485_760,
-        }
+    bench.add(
+        "big", Row("loader, in one process", records, bench.run_in_process("big", topic, records), limit)
     )
-    consumer.assign([TopicPartition(r.topic, r.partition, r.start) for r in ranges])
-    remaining = {r.partition: r.end for r in ranges if r.span}
-    rows: list[dict[str, Any]] = []
-    written = 0
-    with pq.ParquetWriter(out, LATEST_ARROW_SCHEMA) as parquet:
-        while remaining:
-            for message in consumer.consume(num_messages=10_000, timeout=5):
-                if message.error():
-                    raise RuntimeError(message.error())
-                partition, offset = message.partition(), message.offset()
-                if partition not in remaining or offset >= remaining[partition]:
-                    continue
-                value = message.value()
-                schema_id = struct.unpack(">I", value[1:5])[0]
-                if schema_id not in writers:
-                    text = http(f"{registry_url}/schemas/ids/{schema_id}")["schema"]
-                    writers[schema_id] = fastavro.parse_schema(json.loads(text))
-                record = fastavro.schemaless_reader(io.BytesIO(value[5:]), writers[schema_id], latest)
-                record["device"] = dict(record["device"])
-                record["tags"] = list(record["tags"].items())
-                record["_kafka_partition"], record["_kafka_offset"] = partition, offset
-                rows.append(record)
-                if offset + 1 >= remaining[partition]:
-                    del remaining[partition]
-            if len(rows) >= 100_000 or (rows and not remaining):
-                parquet.write_table(pa.Table.from_pylist(rows, schema=LATEST_ARROW_SCHEMA))
-                written += len(rows)
-                rows = []
-    consumer.close()
-    return written
+    seconds, _, peak = bench.run_process("big", topic, records)
+    bench.add(
+        "big",
+        Row(
+            "`loader run` process (JVM start included)",
+            records,
+            seconds,
+            limit,
+            f"driver peak {peak / 1024:.0f} MiB",
+        ),
+    )
+    out = bench.workdir / "consumer.parquet"
+    seconds = timed(lambda: consumer_to_parquet(bench.bootstrap, bench.registry_url, ranges, out))
+    bench.add("big", Row("confluent-kafka + fastavro + pyarrow", records, seconds, "loader, in one process"))
 
 
-def markdown(rows: list[Row], baseline: dict[str, str]) -> str:
-    lines = ["| work | records | seconds | records/s | ratio |", "|---|---:|---:|---:|---|"]
+def offset_ranges(bench: Bench, topic: str, partitions: int) -> list[Any]:
+    marks = bench.loader.kafka_metadata.watermarks(
+        bench.bootstrap, [(topic, p) for p in range(partitions)], 30
+    )
+    return [
+        bench.loader.planning.OffsetRange(topic, p, m.earliest, m.end) for (_, p), m in sorted(marks.items())
+    ]
+
+
+def keys(bench: Bench, records: int) -> None:
+    plain, keyed = "keys_plain", "keys_keyed"
+    topics = setup_topics(bench, [plain, keyed], 2, False)
+    produce(bench.bootstrap, plain, encoded_events(topics[plain], 5_000), records)
+    produce(bench.bootstrap, keyed, encoded_events(topics[keyed], 5_000), records, keys_and_headers=True)
+    bench.add("keys", Row("no key, no headers", records, bench.run_in_process("keys_plain", plain, records)))
+    seconds = bench.run_in_process("keys_keyed", keyed, records)
+    bench.add("keys", Row("a text key and two headers per record", records, seconds, "no key, no headers"))
+
+
+def many(bench: Bench, topics: int, per_topic: int, one_topic: int) -> None:
+    """Many small topics against one topic of as many records, first run and next run."""
+    small = setup_topics(bench, [f"many_{i:04d}" for i in range(topics)], 1, True)
+    one = setup_topics(bench, ["many_one"], 1, False)
+    total = topics * per_topic
+    deployments = {"many": ("many_\\d{4}", total), "one": ("many_one", one_topic)}
+    first = f"{topics} topics x {per_topic}, first run (tables created)"
+    later = f"{topics} topics x {per_topic}, next run"
+    reference = f"1 topic x {one_topic:,}, next run"
+    for round_, label in ((1, first), (2, later)):
+        produce_to(bench, small, per_topic, True, round_)
+        produce_to(bench, one, one_topic, False, round_)
+        for database, (include, expected) in deployments.items():
+            seconds = bench.run_in_process(database, include, expected)
+            proc, _, _ = bench.run_process(database, include, expected)
+            work = label if database == "many" else (reference if round_ == 2 else None)
+            if work:
+                against = "" if work == reference else reference
+                bench.add("many, in one process", Row(work, expected, seconds, against))
+                bench.add("many, `loader run` processes", Row(work, expected, proc, against))
+
+
+def curve(bench: Bench, sizes: list[int], per_topic: int, active: int) -> None:
+    """Next runs of 10, 100, 1,000 topics; then the largest deployment with only `active` topics busy,
+    against a deployment of just those topics."""
+    largest = max(sizes)
+    names = [f"curve_{i:04d}" for i in range(largest)]
+    topics = setup_topics(bench, names, 1, True)
+
+    def pattern(n: int) -> str:
+        return "curve_\\d{4}" if n == largest else "curve_(" + "|".join(f"{i:04d}" for i in range(n)) + ")"
+
+    deployments = sorted(set(sizes) | {active})
+    produce_to(bench, topics, per_topic, True, 1)
+    for n in deployments:  # first runs: tables created (not what the curve is about)
+        bench.run_in_process(f"curve_{n}", pattern(n), n * per_topic)
+        bench.run_process(f"curve_{n}", pattern(n), n * per_topic)
+    produce_to(bench, topics, per_topic, True, 2)
+    for n in deployments:
+        seconds = bench.run_in_process(f"curve_{n}", pattern(n), n * per_topic)
+        proc, _, _ = bench.run_process(f"curve_{n}", pattern(n), n * per_topic)
+        if n in sizes:
+            bench.add(
+                "curve, in one process", Row(f"{n} topics x {per_topic}, next run", n * per_topic, seconds)
+            )
+            bench.add(
+                "curve, `loader run` processes",
+                Row(f"{n} topics x {per_topic}, next run", n * per_topic, proc),
+            )
+    produce_to(bench, {t: topics[t] for t in names[:active]}, per_topic, True, 3)
+    records = active * per_topic
+    only = f"{active} topics, all with new records"
+    quiet = f"{largest} topics, {active} with new records"
+    for table, run in (
+        ("quiet topics, in one process", bench.run_in_process),
+        ("quiet topics, `loader run` processes", lambda *a: bench.run_process(*a)[0]),
+    ):
+        bench.add(table, Row(only, records, run(f"curve_{active}", pattern(active), records)))
+        bench.add(table, Row(quiet, records, run(f"curve_{largest}", pattern(largest), records), only))
+
+
+def backlog(bench: Bench, records: int, partitions: int, *args: str) -> None:
+    topic = "backlog_page_view"
+    ids = setup_topics(bench, [topic], partitions, False)[topic]
+    produce(bench.bootstrap, topic, encoded_events(ids, 5_000), records)
+    seconds, runs, peak = bench.run_process("backlog", topic, records, *args)
+    bench.add(
+        "backlog",
+        Row(
+            f"`loader run {' '.join(args)}`".replace(" `", "`"),
+            records,
+            seconds,
+            note=f"{runs} commit(s), driver peak {peak / 1024:.0f} MiB",
+        ),
+    )
+
+
+def markdown(rows: list[Row]) -> str:
     by_name = {row.work: row for row in rows}
+    lines = ["| work | records | seconds | records/s | ratio | |", "|---|---:|---:|---:|---|---|"]
     for row in rows:
-        against = baseline.get(row.work)
         ratio = ""
-        if against:
-            other = by_name[against]
-            ratio = f"{row.rate / other.rate:.2f}x of {against}"
-        lines.append(f"| {row.work} | {row.records:,} | {row.seconds:.1f} | {row.rate:,.0f} | {ratio} |")
+        if row.against and by_name.get(row.against):
+            other = by_name[row.against]
+            ratio = f"{row.seconds / other.seconds:.2f}x the time of {row.against}"
+        lines.append(
+            f"| {row.work} | {row.records:,} | {row.seconds:.1f} | {row.rate:,.0f} | {ratio} | {row.note} |"
+        )
     return "\n".join(lines)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--scenarios", default=",".join(SCENARIOS), help=f"comma-separated, of {', '.join(SCENARIOS)}"
+    )
+    parser.add_argument(
+        "--code-dir", type=Path, default=REPO_ROOT, help="the checkout whose loader is measured"
+    )
     parser.add_argument("--records", type=int, default=1_000_000, help="records of the big topic")
-    parser.add_argument("--partitions", type=int, default=4, help="partitions of the big topic")
+    parser.add_argument("--partitions", type=int, default=4, help="partitions of the big and backlog topics")
+    parser.add_argument("--keyed-records", type=int, default=200_000)
     parser.add_argument("--many-topics", type=int, default=200)
     parser.add_argument("--records-per-topic", type=int, default=500)
+    parser.add_argument("--one-topic-records", type=int, default=100_000)
+    parser.add_argument("--curve", default="10,100,1000", help="topic counts of the scale curve")
+    parser.add_argument("--curve-records", type=int, default=100)
+    parser.add_argument("--active-topics", type=int, default=10)
+    parser.add_argument("--backlog", type=int, default=10_000_000)
+    parser.add_argument("--backlog-args", default="--until-caught-up", help="options of the backlog run")
     args = parser.parse_args()
-    say = Console(stderr=True).log
+    chosen = [s.strip() for s in args.scenarios.split(",") if s.strip()]
+    unknown = sorted(set(chosen) - set(SCENARIOS))
+    if unknown:
+        parser.error(f"unknown scenario(s): {', '.join(unknown)}")
 
+    sys.path.insert(0, str(args.code_dir.resolve()))
+    loader = argparse.Namespace(
+        job=importlib.import_module("loader.job"),
+        config=importlib.import_module("loader.config"),
+        kafka_metadata=importlib.import_module("loader.kafka_metadata"),
+        planning=importlib.import_module("loader.planning"),
+    )
     workdir = Path(tempfile.mkdtemp(prefix="loader-bench-"))
     try:
         with kafka_broker(workdir) as bootstrap, registry_server(workdir) as registry_url:
-            big = "bench_page_view"
-            create_topics(bootstrap, [big], args.partitions)
-            values = encoded_events(register_versions(registry_url, big), DISTINCT_EVENTS_PER_VERSION)
-            say(f"producing {args.records:,} records to {big}")
-            produce(bootstrap, big, values, args.records)
-            many = [f"bench_small_{i:03d}" for i in range(args.many_topics)]
-            one = "bench_one_topic"
-            small_total = args.many_topics * args.records_per_topic
-            create_topics(bootstrap, many, 1)
-            create_topics(bootstrap, [one], 1)
-            for topic in [*many, one]:
-                ids = register_versions(registry_url, topic)
-                count = small_total if topic == one else args.records_per_topic
-                produce(bootstrap, topic, encoded_events(ids, max(1, min(count, 3_000) // 3)), count)
-            say(f"produced {args.many_topics} x {args.records_per_topic:,} and {small_total:,} to {one}")
-
-            many_name = f"loader run, {args.many_topics} topics x {args.records_per_topic}"
-            warehouse = workdir / "warehouse"
-            base = LoaderSettings(
-                bootstrap_servers=bootstrap, registry_url=registry_url, warehouse=str(warehouse)
-            )
-            spark_started = time.perf_counter()
-            spark = job.spark_for(base)
-            spark_seconds = time.perf_counter() - spark_started
-            ranges = offset_ranges(bootstrap, big, args.partitions)
-            total = sum(r.span for r in ranges)
-            rows: list[Row] = []
+            settings = loader.config.LoaderSettings(
+                bootstrap, registry_url, str(workdir / "warehouse")
+            ).validate()
+            spark = loader.job.spark_for(settings)
+            bench = Bench(bootstrap, registry_url, workdir, args.code_dir.resolve(), spark, loader)
             try:
-                say("Spark: raw value bytes to Parquet (the limit)")
-                seconds = timed(lambda: spark_raw_to_parquet(spark, bootstrap, ranges, workdir / "raw"))
-                rows.append(Row("Spark raw bytes to Parquet (limit)", total, seconds))
-                say("loader run on the big topic")
-                settings = LoaderSettings(**{**base.__dict__, "database": "bench_big", "include_topics": big})
-                rows.append(Row("loader run, 1 topic, 3 versions", total, loader_run(spark, settings, total)))
-                say("hand-written consumer")
-                out = workdir / "consumer.parquet"
-                seconds = timed(lambda: consumer_to_parquet(bootstrap, registry_url, ranges, out))
-                if pq.ParquetFile(out).metadata.num_rows != total:
-                    sys.exit("the consumer baseline did not write every record")
-                rows.append(Row("confluent-kafka + fastavro + pyarrow", total, seconds))
-                say(f"loader run on {args.many_topics} topics")
-                settings = LoaderSettings(
-                    **{**base.__dict__, "database": "bench_many", "include_topics": "bench_small_.*"}
-                )
-                many_seconds = loader_run(spark, settings, small_total)
-                rows.append(Row(many_name, small_total, many_seconds))
-                say(f"{args.many_topics} topics again, each with {args.records_per_topic} new records")
-                for topic in many:
-                    produce(
-                        bootstrap,
-                        topic,
-                        encoded_events(register_versions(registry_url, topic), 100),
-                        args.records_per_topic,
-                    )
-                rows.append(
-                    Row(f"{many_name}, next run", small_total, loader_run(spark, settings, small_total))
-                )
-                say("loader run on one topic of as many records")
-                settings = LoaderSettings(**{**base.__dict__, "database": "bench_one", "include_topics": one})
-                rows.append(
-                    Row(
-                        "loader run, 1 topic, same total",
-                        small_total,
-                        loader_run(spark, settings, small_total),
-                    )
-                )
+                for scenario in chosen:
+                    print(f"scenario {scenario}", file=sys.stderr, flush=True)
+                    if scenario == "big":
+                        big(bench, args.records, args.partitions)
+                    elif scenario == "keys":
+                        keys(bench, args.keyed_records)
+                    elif scenario == "many":
+                        many(bench, args.many_topics, args.records_per_topic, args.one_topic_records)
+                    elif scenario == "curve":
+                        sizes = [int(n) for n in args.curve.split(",")]
+                        curve(bench, sizes, args.curve_records, args.active_topics)
+                    elif scenario == "backlog":
+                        backlog(bench, args.backlog, args.partitions, *args.backlog_args.split())
             finally:
                 spark.stop()
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-
-    baselines = {
-        "loader run, 1 topic, 3 versions": "Spark raw bytes to Parquet (limit)",
-        "confluent-kafka + fastavro + pyarrow": "loader run, 1 topic, 3 versions",
-        many_name: "loader run, 1 topic, same total",
-        f"{many_name}, next run": "loader run, 1 topic, same total",
-    }
-    print(markdown(rows, baselines))
-    print(
-        f"\nSpark session start (not in the figures): {spark_seconds:.1f} s; "
-        f"{os.cpu_count()} CPUs; per topic in the many-topics run: {many_seconds / args.many_topics:.2f} s"
-    )
+    for table, rows in bench.tables.items():
+        print(f"\n{table}:\n\n{markdown(rows)}")
+    print(f"\n{os.cpu_count()} CPUs; code measured: {args.code_dir}")
 
 
 if __name__ == "__main__":
