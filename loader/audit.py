@@ -44,6 +44,8 @@ class TopicRecord:
     windows: dict[str, int]
     skipped: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    # A topic of several event types: their tables, besides `table` (its `<topic>-value` table, or "").
+    tables: list[str] = field(default_factory=list)
 
 
 def audit_record(run_id: str, topics: dict[str, TopicRecord]) -> str:
@@ -103,7 +105,7 @@ class AuditReport:
 class RecordedCounts:
     """Every committed run's audit files summed."""
 
-    tables: dict[str, str] = field(default_factory=dict)  # topic -> table
+    tables: dict[str, set[str]] = field(default_factory=dict)  # topic -> its tables
     read: dict[tuple[str, str], int] = field(default_factory=dict)  # (topic, window) -> records read
     skipped: dict[tuple[str, str], int] = field(default_factory=dict)  # (topic, window) -> not loaded
     notes: dict[str, list[str]] = field(default_factory=dict)  # topic -> "run <id>: <note>"
@@ -116,7 +118,8 @@ def recorded_counts(store: StateStore) -> RecordedCounts:
             continue
         data = json.loads(store.read_text(entry))
         for topic, recorded in data["topics"].items():
-            found.tables[topic] = recorded["table"]
+            tables = found.tables.setdefault(topic, set())
+            tables.update(t for t in [recorded["table"], *recorded.get("tables", [])] if t)
             found.notes.setdefault(topic, []).extend(
                 f"run {data['run_id']}: {n}" for n in recorded.get("notes", [])
             )
@@ -141,12 +144,15 @@ def audit(settings: LoaderSettings, spark: SparkSession, quarantine_table: str) 
         grouped = spark.table(quarantine).groupBy("topic", window_of(F.col("timestamp")).alias("w")).count()
         quarantined = {(r["topic"], r["w"]): int(r["count"]) for r in grouped.collect()}
     report = AuditReport(settings.database, notes={t: n for t, n in sorted(recorded.notes.items()) if n})
-    for topic, table in sorted(recorded.tables.items()):
+    for topic, tables in sorted(recorded.tables.items()):
         loaded: dict[str, int] = {}
-        if spark.catalog.tableExists(table):
-            spark.catalog.refreshTable(table)
-            grouped = spark.table(table).groupBy(window_of(F.col("_kafka_timestamp")).alias("w")).count()
-            loaded = {r["w"]: int(r["count"]) for r in grouped.collect()}
+        for table in sorted(tables):  # a topic of several event types: the sum over its tables
+            if spark.catalog.tableExists(table):
+                spark.catalog.refreshTable(table)
+                grouped = spark.table(table).groupBy(window_of(F.col("_kafka_timestamp")).alias("w")).count()
+                for r in grouped.collect():
+                    loaded[r["w"]] = loaded.get(r["w"], 0) + int(r["count"])
+        table = ", ".join(sorted(tables))
         windows = {w for (t, w) in recorded.read if t == topic} | set(loaded)
         windows |= {w for (t, w) in quarantined if t == topic}
         for window in sorted(windows):

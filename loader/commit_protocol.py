@@ -48,6 +48,9 @@ class Manifest:
     # Per topic, the schemas its table was last made to hold: a quiet topic whose schemas did not change
     # since costs a run nothing (see `loader.job`).
     table_schemas: dict[str, str] = field(default_factory=dict)
+    # Per topic of several event types, the record-named ones loaded so far (record full name -> subject,
+    # see `loader.event_types`): later runs load them without looking for them again.
+    event_types: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def to_json(self) -> str:
         offsets: dict[str, dict[str, int]] = {}
@@ -66,6 +69,7 @@ class Manifest:
                 "cluster_id": self.cluster_id,
                 "topic_ids": dict(sorted(self.topic_ids.items())),
                 "table_schemas": dict(sorted(self.table_schemas.items())),
+                "event_types": {t: dict(sorted(e.items())) for t, e in sorted(self.event_types.items())},
             },
             indent=1,
         )
@@ -85,6 +89,7 @@ class Manifest:
             cluster_id=data.get("cluster_id"),
             topic_ids=dict(data.get("topic_ids", {})),
             table_schemas=dict(data.get("table_schemas", {})),
+            event_types={t: dict(e) for t, e in data.get("event_types", {}).items()},
         )
 
 

@@ -19,6 +19,7 @@ A record without a value is a tombstone, the delete marker of a compacted topic:
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from pyspark.sql import Column, DataFrame
@@ -223,6 +224,24 @@ def foreign_schema_ids(decoded: DataFrame, schemas: SubjectSchemas, limit: int) 
     """The distinct framed schema ids that are no version of the subject (at most `limit` of them)."""
     found = decoded.where(_foreign_id(schemas)).select("schema_id").distinct().limit(limit).collect()
     return sorted(int(row["schema_id"]) for row in found)
+
+
+def framed_schema_ids(raw: DataFrame, excluded: Collection[int], limit: int) -> list[int]:
+    """The distinct schema ids in the framed values of Kafka rows `raw`, leaving out `excluded` (at most
+    `limit` of them)."""
+    found = F.when(_framed("value"), schema_id_column()).alias("schema_id")
+    wanted = F.col("schema_id").isNotNull()
+    if excluded:
+        wanted &= ~F.col("schema_id").isin(sorted(excluded))
+    rows = raw.select(found).where(wanted).distinct().limit(limit).collect()
+    return sorted(int(row["schema_id"]) for row in rows)
+
+
+def of_schema_ids(ids: Collection[int], tombstones: bool) -> Column:
+    """Kafka rows whose value's header names one of `ids` (whatever its first byte: a row is one event
+    type's by its id alone, so each row is exactly one type's or none), and tombstones if asked for."""
+    chosen = F.coalesce(schema_id_column().isin(sorted(ids)), F.lit(False))
+    return chosen | F.col("value").isNull() if tombstones else chosen
 
 
 def with_reasons_by_id(bad: DataFrame, schemas: SubjectSchemas, reasons: dict[int, str]) -> DataFrame:

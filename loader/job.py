@@ -24,6 +24,8 @@ from rich.progress import Progress
 from loader.audit import TopicRecord, audit_path, audit_record
 from loader.commit_protocol import CommitLog, Manifest, StagedTable
 from loader.config import LoaderSettings
+from loader.event_lookup import SchemaLookup
+from loader.event_types import event_table, topic_record_subjects, types_signature
 from loader.fault_injection import crash_point
 from loader.kafka_access import KafkaRefused, java_refusal, require_read_access
 from loader.kafka_identity import ClusterChanged, cluster_change, comparable_topic_ids
@@ -172,24 +174,34 @@ def _load(
         raise ClusterChanged(changed)
     topics = kafka.partitions
     subjects = registry.subjects()
+    snapshot = registry.snapshot()
+    registry_lock = threading.RLock()
+    lookup = SchemaLookup(registry, snapshot, subjects, registry_lock)
     wanted = {f"{t}-{kind}" for t in topics for kind in ("value", "key")} & subjects
-    schemas_of = registry.all_subject_schemas(wanted)
+    schemas_of = registry.all_subject_schemas(wanted, snapshot)
     names, collisions = table_names([*topics, QUARANTINE_TABLE])
     reports: dict[str, TopicReport] = {}
     for collision in collisions:
         for topic in collision.topics:
             if topic != QUARANTINE_TABLE:
                 reports[topic] = TopicReport(topic, "failed", table=collision.table, reason=str(collision))
-    values: dict[str, SubjectSchemas] = {}
+    # A topic without `<topic>-value` may carry record-named event types when some subject is named by
+    # record: only then is it planned (and its first new records looked at, see `loader.topic_pass`).
+    record_named = lookup.has_record_named_subjects()
+    values: dict[str, SubjectSchemas | None] = {}
     for topic in sorted(topics):
         if topic in reports:
             continue
-        if f"{topic}-value" not in schemas_of:
+        value = schemas_of.get(f"{topic}-value")
+        if value is None and not (
+            last.event_types.get(topic) or record_named or topic_record_subjects(topic, subjects)
+        ):
             reason = f"no schema registered for subject {topic}-value"
             reports[topic] = TopicReport(topic, "skipped", reason=reason)
             continue
-        values[topic] = schemas_of[f"{topic}-value"]
-        reports[topic] = TopicReport(topic, "loaded", table=f"{settings.database}.{names[topic]}")
+        values[topic] = value
+        table = f"{settings.database}.{names[topic]}" if value else None
+        reports[topic] = TopicReport(topic, "loaded", table=table)
 
     security = settings.kafka_security
     require_read_access(settings.bootstrap_servers, security, values, settings.metadata_timeout_s)
@@ -207,17 +219,31 @@ def _load(
         reports[gap.topic].notes.append(f"partition {gap.partition} {gap.describe()}")
     crash_point("after_plan")
 
-    signatures = {t: _schemas_signature(values[t], schemas_of.get(f"{t}-key"), settings) for t in values}
+    keys_of = {t: schemas_of.get(f"{t}-key") for t in values}
+    signatures = {
+        t: _schemas_signature(values[t], keys_of[t], last.event_types.get(t, {}), lookup, settings)
+        for t in values
+    }
     work: list[TopicWork] = []
-    for topic in values:
+    for topic, value in values.items():
         ranges = [r for r in plan.ranges if r.topic == topic]
         _describe_ranges(reports[topic], ranges)
-        if not any(r.span for r in ranges) and last.table_schemas.get(topic) == signatures[topic]:
-            reports[topic].status = "up to date"  # quiet, its table already holds its schemas
-            continue
-        work.append(TopicWork(topic, names[topic], values[topic], schemas_of.get(f"{topic}-key"), ranges))
+        known = last.event_types.get(topic, {})
+        if not any(r.span for r in ranges):
+            if value is None and not known:
+                reports[topic].status = "skipped"
+                reports[topic].reason = f"no schema registered for subject {topic}-value"
+                continue
+            if last.table_schemas.get(topic) == signatures[topic]:
+                reports[topic].status = "up to date"  # quiet, its tables already hold its schemas
+                continue
+        work.append(TopicWork(topic, names[topic], value, keys_of[topic], ranges, event_types=dict(known)))
     catalog = TableCatalog(spark, store, settings.database)
-    catalog.load([w.table for w in work] + [QUARANTINE_TABLE])
+    catalog.load(
+        [w.table for w in work]
+        + [event_table(w.topic, name) for w in work for name in w.event_types]
+        + [QUARANTINE_TABLE]
+    )
     raise_misplaced_tables(settings.database, store, settings.warehouse, catalog.locations())
     if settings.skip_tombstones:
         # The setting skips tombstones only where they are not the topic's deletes.
@@ -226,18 +252,38 @@ def _load(
         )
         work = [TopicWork(**{**w.__dict__, "skip_tombstones": w.topic not in compacted}) for w in work]
 
-    context = RunContext(settings, spark, log, report.run_id, catalog, registry)
+    claims = {table: f"topic {topic}" for topic, table in names.items()}
+    context = RunContext(
+        settings, spark, log, report.run_id, catalog, registry, lookup, claims, registry_lock
+    )
     staged = _run_passes(context, work, reports, console)
     report.topics = [reports[t] for t in sorted(reports)]
+    for w in work:  # the event types a pass found are part of what its tables were made to hold
+        found = reports[w.topic].event_types
+        signatures[w.topic] = _schemas_signature(values[w.topic], keys_of[w.topic], found, lookup, settings)
     crash_point("after_staging")
     _commit(log, last, report, staged, plan.ranges, work, ids, signatures, kafka.cluster_id)
     forget_cached_tables(spark)
 
 
-def _schemas_signature(values: SubjectSchemas, keys: SubjectSchemas | None, settings: LoaderSettings) -> str:
-    """What a table was made to hold: the latest value and key schema ids, and the time partitioning."""
+def _schemas_signature(
+    values: SubjectSchemas | None,
+    keys: SubjectSchemas | None,
+    types: dict[str, str],
+    lookup: SchemaLookup,
+    settings: LoaderSettings,
+) -> str:
+    """What a topic's tables were made to hold: the latest value and key schema ids, the time
+    partitioning, and the latest schema id of each record-named event type."""
     key = keys.latest_id if keys else "-"
-    return f"value {values.latest_id}, key {key}, {settings.partition_granularity}"
+    signature = f"value {values.latest_id if values else '-'}, key {key}, {settings.partition_granularity}"
+    if not types:
+        return signature
+    latest = {}
+    for name, subject in types.items():
+        schemas = lookup.schemas(subject)
+        latest[name] = (subject, schemas.latest_id if schemas else -1)
+    return signature + types_signature(latest)
 
 
 def _describe_ranges(report: TopicReport, ranges: list[OffsetRange]) -> None:
@@ -285,7 +331,8 @@ def _commit(
     """The run's manifest, then the commit point. Topics that did not fail advance their offsets and
     record their topic ids and, if their pass made sure of their table, its schemas; a failed topic keeps
     what the last commit saved."""
-    failed = {t.topic for t in report.topics if t.status == "failed"}
+    # A topic whose pass found nothing it can load keeps its offsets too.
+    failed = {t.topic for t in report.topics if t.status in ("failed", "skipped")}
     recreated = {t.topic for t in report.topics if any(" recreated: " in n for n in t.notes)}
     offsets = {tp: o for tp, o in last.offsets.items() if tp[0] not in recreated - failed}
     offsets.update({(r.topic, r.partition): r.end for r in ranges if r.topic not in failed})
@@ -294,10 +341,15 @@ def _commit(
         **last.table_schemas,
         **{w.topic: signatures[w.topic] for w in work if w.topic not in failed},
     }
-    unchanged = (last.cluster_id, last.topic_ids, last.table_schemas) == (
+    event_types = {
+        **last.event_types,
+        **{t.topic: t.event_types for t in report.topics if t.event_types and t.topic not in failed},
+    }
+    unchanged = (last.cluster_id, last.topic_ids, last.table_schemas, last.event_types) == (
         cluster_id,
         topic_ids,
         table_schemas,
+        event_types,
     )
     if offsets == last.offsets and not staged and unchanged:
         return
@@ -311,6 +363,7 @@ def _commit(
             cluster_id=cluster_id,
             topic_ids=topic_ids,
             table_schemas=table_schemas,
+            event_types=event_types,
         )
     )
 
@@ -318,7 +371,9 @@ def _commit(
 def _stage_audit(log: CommitLog, report: RunReport) -> list[tuple[str, str]]:
     """The run's audit record, staged to be moved into place by the same commit as its data."""
     counts = {
-        t.topic: TopicRecord(t.table or "", t.windows, t.skipped_windows, t.notes)
+        t.topic: TopicRecord(
+            t.table or "", t.windows, t.skipped_windows, t.notes, sorted(t.tables) if t.event_types else []
+        )
         for t in report.topics
         if t.status in ("loaded", "up to date") and (t.windows or t.notes)
     }

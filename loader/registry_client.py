@@ -39,6 +39,28 @@ class SubjectSchemas:
     writer_schemas: dict[int, str]  # schema id -> schema text, soft-deleted versions included
 
 
+@dataclass(frozen=True)
+class RegistrySnapshot:
+    """All of a registry's Avro schemas as two `GET /schemas` answers gave them: enough to say which
+    subjects a schema id is registered under without a request per id."""
+
+    writers: dict[str, dict[int, str]]  # subject -> schema id -> text, soft-deleted versions included
+    latest: dict[str, tuple[int, str]]  # subject -> its latest live version's id and text
+
+    def schemas(self, subject: str) -> SubjectSchemas | None:
+        if subject not in self.latest:
+            return None
+        latest_id, latest_schema = self.latest[subject]
+        schemas = {**self.writers.get(subject, {}), latest_id: latest_schema}
+        return SubjectSchemas(subject, latest_id, latest_schema, schemas)
+
+    def subjects_of(self, schema_id: int) -> list[str]:
+        return sorted(s for s, ids in self.writers.items() if schema_id in ids)
+
+    def schema_text(self, schema_id: int) -> str | None:
+        return next((ids[schema_id] for ids in self.writers.values() if schema_id in ids), None)
+
+
 class RegistryClient:
     """``access`` holds the credentials and TLS settings (Confluent's client properties); ``sasl_login`` is
     the Kafka login, for ``basic.auth.credentials.source=SASL_INHERIT``."""
@@ -100,29 +122,33 @@ class RegistryClient:
         writers[int(latest["id"])] = latest_schema
         return SubjectSchemas(subject, int(latest["id"]), latest_schema, writers)
 
-    def all_subject_schemas(self, subjects: set[str]) -> dict[str, SubjectSchemas]:
-        """Every subject's schemas, in two requests however many subjects there are: `GET /schemas`
-        with soft-deleted versions (the writer schemas), and with `latestOnly` (each subject's latest live
-        version). A registry without `GET /schemas` is asked subject by subject."""
+    def snapshot(self) -> RegistrySnapshot | None:
+        """Every subject's schemas in two requests however many subjects there are: `GET /schemas` with
+        soft-deleted versions (the writer schemas), and with `latestOnly` (each subject's latest live
+        version). None from a registry that does not serve the list."""
         unsupported = (404, 405, 501)  # registries that do not serve the list answer one of these
         every = self._get("/schemas", unsupported, deleted="true")
         latest = self._get("/schemas", unsupported, latestOnly="true") if isinstance(every, list) else None
         if not isinstance(every, list) or not isinstance(latest, list):
-            found = {subject: self.subject_schemas(subject) for subject in sorted(subjects)}
-            return {subject: schemas for subject, schemas in found.items() if schemas is not None}
+            return None
         writers: dict[str, dict[int, str]] = {}
         for version in every:
             if _is_avro(version):
                 subject_writers = writers.setdefault(str(version["subject"]), {})
                 subject_writers[int(version["id"])] = _compact(version["schema"])
-        result = {}
-        for version in latest:
-            subject = str(version["subject"])
-            if subject in subjects and _is_avro(version):
-                latest_schema = _compact(version["schema"])
-                schemas = {**writers.get(subject, {}), int(version["id"]): latest_schema}
-                result[subject] = SubjectSchemas(subject, int(version["id"]), latest_schema, schemas)
-        return result
+        latest_of = {str(v["subject"]): (int(v["id"]), _compact(v["schema"])) for v in latest if _is_avro(v)}
+        return RegistrySnapshot(writers, latest_of)
+
+    def all_subject_schemas(
+        self, subjects: set[str], snapshot: RegistrySnapshot | None
+    ) -> dict[str, SubjectSchemas]:
+        """Every subject's schemas, from the registry's `snapshot`, or subject by subject from a registry
+        that gave none."""
+        if snapshot is None:
+            found = {subject: self.subject_schemas(subject) for subject in sorted(subjects)}
+            return {subject: schemas for subject, schemas in found.items() if schemas is not None}
+        found = {subject: snapshot.schemas(subject) for subject in sorted(subjects)}
+        return {subject: schemas for subject, schemas in found.items() if schemas is not None}
 
     def schema_usages(self, schema_id: int) -> list[tuple[str, int]]:
         """The (subject, version) pairs registered with this id, deleted ones included; [] when the

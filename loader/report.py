@@ -38,6 +38,10 @@ class TopicReport:
     seconds: float = 0.0
     windows: dict[str, int] = field(default_factory=dict)  # 10-minute window (UTC) -> records read
     skipped_windows: dict[str, int] = field(default_factory=dict)  # window -> tombstones not loaded
+    # A topic of several event types: record full name -> the subject its rows project onto, and each
+    # table's records this run (see `loader.event_types`).
+    event_types: dict[str, str] = field(default_factory=dict)
+    tables: dict[str, int] = field(default_factory=dict)
 
     @property
     def skipped(self) -> int:
@@ -111,7 +115,9 @@ def render(report: RunReport, console: Console) -> None:
             change += " (" + "; ".join(topic.table_changes) + ")"
         table.add_row(
             topic.topic,
-            topic.table or "-",
+            "\n".join(f"{t} ({n})" for t, n in topic.tables.items())
+            if topic.event_types
+            else topic.table or "-",
             f"[{styles[topic.status]}]{status}[/]",
             str(topic.partitions),
             _offsets(topic),

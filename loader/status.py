@@ -11,6 +11,7 @@ from rich.table import Table
 
 from loader.commit_protocol import Manifest
 from loader.config import LoaderSettings
+from loader.event_types import event_table
 from loader.job import spark_for
 from loader.kafka_identity import comparable_topic_ids
 from loader.kafka_metadata import list_topics, topic_ids, watermarks
@@ -75,7 +76,7 @@ def show(settings: LoaderSettings, console: Console, spark: SparkSession | None 
         notes = [f"partition {g.partition} {g.describe()}" for g in plan.discontinuities if g.topic == topic]
         table.add_row(
             topic,
-            f"{settings.database}.{table_name(topic)}" if loaded else "- (never loaded)",
+            _tables(settings.database, topic, manifest) if loaded else "- (never loaded)",
             str(len(parts)),
             str(saved_total) if loaded else "-",
             str(end_total),
@@ -84,3 +85,13 @@ def show(settings: LoaderSettings, console: Console, spark: SparkSession | None 
         )
     console.print(table)
     return 0
+
+
+def _tables(database: str, topic: str, manifest: Manifest) -> str:
+    """The topic's table, or the tables of its event types (see `loader.event_types`)."""
+    types = manifest.event_types.get(topic)
+    if not types:
+        return f"{database}.{table_name(topic)}"
+    # Its `<topic>-value` table too, when the saved schemas say it has one.
+    own = [table_name(topic)] if not manifest.table_schemas.get(topic, "").startswith("value -") else []
+    return "\n".join(f"{database}.{t}" for t in [*own, *(event_table(topic, n) for n in types)])

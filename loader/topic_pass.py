@@ -10,9 +10,10 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import reduce
 
-from pyspark.sql import Observation, SparkSession
+from pyspark.sql import Column, DataFrame, Observation, SparkSession
 from pyspark.sql import functions as F
 
 from loader.column_defaults import existence_defaults
@@ -25,11 +26,14 @@ from loader.decoding import (
     bad_rows,
     column_comments,
     decode,
-    foreign_schema_ids,
+    framed_schema_ids,
     good_rows,
+    of_schema_ids,
     user_fields,
     with_reasons_by_id,
 )
+from loader.event_lookup import SchemaLookup
+from loader.event_types import VALUE_TYPE, Placement, event_table, event_types
 from loader.fault_injection import crash_point
 from loader.kafka_access import java_refusal
 from loader.planning import OffsetRange
@@ -38,7 +42,7 @@ from loader.report import TopicReport
 from loader.staging import stage_rows
 from loader.table_catalog import TableCatalog
 from loader.table_evolution import UnrepresentableChange
-from loader.tables import with_column_metadata
+from loader.tables import TableState, with_column_metadata
 from loader.topic_read import CountedRead, read_ranges
 from loader.union_columns import fit_unions, reshape
 
@@ -46,6 +50,9 @@ QUARANTINE_TABLE = "loader_quarantine"
 # At most this many distinct foreign schema ids per topic and run are looked up in the registry to say
 # whose they are; a flood of garbage ids keeps the generic reason beyond it.
 MAX_ID_LOOKUPS = 50
+# A topic without a `<topic>-value` subject is looked at for record-named event types in this many of its
+# first new offsets per partition (see `_discover`).
+DISCOVERY_OFFSETS = 1000
 
 
 @dataclass(frozen=True)
@@ -53,11 +60,13 @@ class TopicWork:
     """What one topic's pass loads."""
 
     topic: str
-    table: str  # unqualified
-    values: SubjectSchemas
+    table: str  # unqualified: the table of its `<topic>-value` records
+    values: SubjectSchemas | None  # None for a topic without a `<topic>-value` subject
     keys: SubjectSchemas | None
     ranges: list[OffsetRange]
     skip_tombstones: bool = False
+    # Its record-named event types known so far: record full name -> the subject they project onto.
+    event_types: dict[str, str] = field(default_factory=dict)
 
     @property
     def span(self) -> int:
@@ -74,7 +83,10 @@ class RunContext:
     run_id: str
     catalog: TableCatalog
     registry: RegistryClient
-    registry_lock: threading.Lock = field(default_factory=threading.Lock)  # one HTTP session for all
+    lookup: SchemaLookup
+    # Table -> what loads into it ("topic t" or "topic t, event type n"): two owners would mix records.
+    claims: dict[str, str] = field(default_factory=dict)
+    registry_lock: threading.RLock = field(default_factory=threading.RLock)  # one HTTP session for all
 
 
 def load_topic(run: RunContext, work: TopicWork, report: TopicReport) -> list[StagedTable]:
@@ -96,57 +108,194 @@ def load_topic(run: RunContext, work: TopicWork, report: TopicReport) -> list[St
         report.seconds = round(time.monotonic() - started, 2)
 
 
+@dataclass(frozen=True)
+class Target:
+    """One table a topic's pass writes: the rows of one event type's schema ids."""
+
+    event_type: str  # a record full name, or VALUE_TYPE
+    table: str  # unqualified
+    schemas: SubjectSchemas  # what its rows are decoded with and projected onto
+    ids: tuple[int, ...] | None  # None: every record of the topic (a topic of one type, as always)
+    tombstones: bool  # the topic's tombstones are rows of this table
+
+    def rows_of(self, raw: DataFrame) -> DataFrame:
+        return raw if self.ids is None else raw.where(of_schema_ids(self.ids, self.tombstones))
+
+
 def _load(run: RunContext, work: TopicWork, report: TopicReport) -> list[StagedTable]:
-    settings, spark = run.settings, run.spark
-    read = CountedRead(read_ranges(spark, settings, work.ranges)) if work.span else None
-    source = read.frame if read else spark.createDataFrame([], KAFKA_COLUMNS)
-    decoded = decode(source, work.values, work.keys)
-    good = good_rows(decoded, work.skip_tombstones)
-    clash = sorted(set(METADATA_COLUMNS) & set(user_fields(decoded)))
-    if clash:
-        raise ValueError(f"field(s) {', '.join(clash)} clash with the loader's metadata columns; rename them")
-    with run.catalog.lock:
-        table_schema, shape = fit_unions(run.catalog.data_schema(work.table), good.schema)
-        latest = work.values.latest_schema
-        data_schema = with_column_metadata(
-            table_schema, column_comments(latest), {**existence_defaults(latest), **METADATA_DEFAULTS}
-        )
-        state = run.catalog.ensure(work.table, data_schema, settings.partition_granularity)
-    report.table_action = state.action
-    report.table_changes = [c.describe() for c in state.changes if c.kind != "kept_removed"]
-    crash_point("after_table_ready")
-    if read is None:
-        report.status = "up to date"
-        return []
-    written = Observation(f"loader_written_{uuid.uuid4().hex}")  # unique: topics run side by side
-    rows = good.observe(written, F.count(F.lit(1)).alias("rows"))
-    if shape is not None:
-        rows = reshape(rows, shape)
-    qualified = f"{settings.database}.{work.table}"
-    directory = f"{run.log.staging_dir(run.run_id)}/{qualified}"
-    granularity = settings.partition_granularity
-    staged = [stage_rows(run.log.store, directory, qualified, state.location, rows, granularity, run.run_id)]
-    counts = read.counts()
-    report.windows = counts.records
-    report.tombstones = sum(counts.tombstones.values())
-    if work.skip_tombstones:
-        report.skipped_windows = counts.tombstones
-    report.records = int(written.get["rows"])
-    report.quarantined = sum(counts.records.values()) - report.records - report.skipped
+    if work.values is None and not work.event_types:
+        work = replace(work, event_types=_discover(run, work))
+        if not work.event_types:
+            report.status, report.table = "skipped", None
+            report.reason = (
+                f"no schema registered for subject {work.topic}-value, and no schema id in its first "
+                f"{DISCOVERY_OFFSETS} new records per partition belongs to a subject named by record "
+                f"({work.topic}-<record name> or <record name>)"
+            )
+            return []
+    targets = _targets(run, work)
+    staged, foreign = _write(run, work, targets, report)
+    placements = [run.lookup.placement(work.topic, i) for i in foreign]
+    found = event_types(placements, work.event_types)
+    if found != work.event_types:  # records of event types not known before: done again with them
+        _discard(run, targets)
+        work = replace(work, event_types=found)
+        targets = _targets(run, work)
+        staged, foreign = _write(run, work, targets, report)
+        placements = [run.lookup.placement(work.topic, i) for i in foreign]
+    report.event_types = dict(work.event_types)
     if report.quarantined:
-        staged.append(_stage_quarantine(run, work))
+        staged.append(_stage_quarantine(run, work, targets, placements))
     return [s for s in staged if s.files]
 
 
-def _stage_quarantine(run: RunContext, work: TopicWork) -> StagedTable:
+def _discover(run: RunContext, work: TopicWork) -> dict[str, str]:
+    """The record-named event types among the schema ids of the first new records of a topic that has
+    no `<topic>-value` subject: a topic that carries none (not Avro, or of another registry) costs a run
+    only a small read."""
+    sample = [replace(r, end=min(r.end, r.start + DISCOVERY_OFFSETS)) for r in work.ranges if r.span]
+    if not sample:
+        return {}
+    ids = framed_schema_ids(read_ranges(run.spark, run.settings, sample), (), MAX_ID_LOOKUPS)
+    return event_types(run.lookup.placement(work.topic, i) for i in ids)
+
+
+def _targets(run: RunContext, work: TopicWork) -> list[Target]:
+    """The `<topic>-value` records into the topic's table; each record-named type into its own."""
+    if not work.event_types:
+        assert work.values is not None
+        return [Target(VALUE_TYPE, work.table, work.values, None, True)]
+    targets = []
+    if work.values is not None:
+        values = work.values
+        targets.append(Target(VALUE_TYPE, work.table, values, tuple(sorted(values.writer_schemas)), True))
+    for name, subject in work.event_types.items():
+        schemas = run.lookup.schemas(subject)
+        if schemas is None:
+            raise ValueError(f"event type {name}: subject {subject} has no live version left")
+        table = event_table(work.topic, name)
+        owner = f"topic {work.topic}, event type {name}"
+        with run.catalog.lock:
+            claimed = run.claims.setdefault(table, owner)
+        if claimed != owner:
+            raise ValueError(
+                f"event type {name} maps to table '{table}', which {claimed} loads into; none of the "
+                "topic is loaded. Rename the record or the topic, or exclude one of the topics"
+            )
+        ids = tuple(sorted(schemas.writer_schemas))
+        # A tombstone has no schema id, so no event type: only a `<topic>-value` table takes them.
+        targets.append(Target(name, table, schemas, ids, False))
+    return targets
+
+
+def _discard(run: RunContext, targets: list[Target]) -> None:
+    for target in targets:
+        run.log.store.delete(_staging_directory(run, target.table))
+
+
+def _staging_directory(run: RunContext, table: str) -> str:
+    return f"{run.log.staging_dir(run.run_id)}/{run.settings.database}.{table}"
+
+
+def _write(
+    run: RunContext, work: TopicWork, targets: list[Target], report: TopicReport
+) -> tuple[list[StagedTable], list[int]]:
+    """Stages each target's rows, one Spark job each (the first counts what was read); returns the
+    staged tables and, when records were left over, the framed schema ids no target holds."""
+    settings, spark = run.settings, run.spark
+    read = CountedRead(read_ranges(spark, settings, work.ranges)) if work.span else None
+    skip_tombstones = work.skip_tombstones or not any(t.tombstones for t in targets)
+    ready = []
+    for i, target in enumerate(targets):
+        if read is None:
+            source = spark.createDataFrame([], KAFKA_COLUMNS)
+        else:
+            source = read.frame if i == 0 else read_ranges(spark, settings, work.ranges)
+        decoded = decode(target.rows_of(source), target.schemas, work.keys)
+        good = good_rows(decoded, skip_tombstones)
+        clash = sorted(set(METADATA_COLUMNS) & set(user_fields(decoded)))
+        if clash:
+            raise ValueError(
+                f"field(s) {', '.join(clash)} clash with the loader's metadata columns; rename them"
+            )
+        with run.catalog.lock:
+            table_schema, shape = fit_unions(run.catalog.data_schema(target.table), good.schema)
+            latest = target.schemas.latest_schema
+            data_schema = with_column_metadata(
+                table_schema, column_comments(latest), {**existence_defaults(latest), **METADATA_DEFAULTS}
+            )
+            state = run.catalog.ensure(target.table, data_schema, settings.partition_granularity)
+        ready.append((target, good, shape, state))
+    _describe_tables(report, [(t.table, state) for t, _, _, state in ready], multi=targets[0].ids is not None)
+    crash_point("after_table_ready")
+    if read is None:
+        report.status = "up to date"
+        return [], []
+    staged, report.tables = [], {}
+    for target, good, shape, state in ready:
+        written = Observation(f"loader_written_{uuid.uuid4().hex}")  # unique: topics run side by side
+        rows = good.observe(written, F.count(F.lit(1)).alias("rows"))
+        if shape is not None:
+            rows = reshape(rows, shape)
+        qualified = f"{settings.database}.{target.table}"
+        directory = _staging_directory(run, target.table)
+        granularity = settings.partition_granularity
+        staged.append(
+            stage_rows(run.log.store, directory, qualified, state.location, rows, granularity, run.run_id)
+        )
+        report.tables[qualified] = int(written.get["rows"])
+    counts = read.counts()
+    report.windows = counts.records
+    report.tombstones = sum(counts.tombstones.values())
+    if skip_tombstones:
+        report.skipped_windows = counts.tombstones
+    if report.skipped and not work.skip_tombstones:
+        report.reason = (
+            f"{report.skipped} tombstone(s) not loaded: without a {work.topic}-value subject no table of the "
+            "topic is the table of records without a value"
+        )
+    report.records = sum(report.tables.values())
+    report.quarantined = sum(counts.records.values()) - report.records - report.skipped
+    if not report.quarantined:
+        return staged, []
+    held = {i for t in targets for i in t.schemas.writer_schemas}
+    return staged, framed_schema_ids(read_ranges(spark, settings, work.ranges), held, MAX_ID_LOOKUPS)
+
+
+def _describe_tables(report: TopicReport, states: list[tuple[str, TableState]], multi: bool) -> None:
+    """What happened to the tables: as always for a topic of one type, each named for several."""
+    if not multi:
+        state = states[0][1]
+        report.table_action = state.action
+        report.table_changes = [c.describe() for c in state.changes if c.kind != "kept_removed"]
+        return
+    report.table_action = ", ".join(f"{table} {state.action}" for table, state in states)
+    report.table_changes = [
+        f"{table}: {c.describe()}"
+        for table, state in states
+        for c in state.changes
+        if c.kind != "kept_removed"
+    ]
+
+
+def _stage_quarantine(
+    run: RunContext, work: TopicWork, targets: list[Target], placements: list[Placement]
+) -> StagedTable:
     """Bad records are rare: the topic's ranges are read and decoded again rather than every topic's rows
-    kept for them. One registry look-up per distinct foreign id, on the driver."""
+    kept for them."""
     settings = run.settings
-    decoded = decode(read_ranges(run.spark, settings, work.ranges), work.values, work.keys)
-    foreign = foreign_schema_ids(decoded, work.values, MAX_ID_LOOKUPS)
-    with run.registry_lock:
-        reasons = {i: describe_foreign_id(run.registry, i, work.values.subject) for i in foreign}
-    rows = with_reasons_by_id(bad_rows(decoded), work.values, reasons).withColumn("run_id", F.lit(run.run_id))
+    raw = read_ranges(run.spark, settings, work.ranges)
+    if targets[0].ids is None:  # a topic of one type, as always
+        values = targets[0].schemas
+        with run.registry_lock:  # one registry look-up per distinct foreign id, on the driver
+            reasons = {
+                p.schema_id: describe_foreign_id(run.registry, p.schema_id, values.subject)
+                for p in placements
+            }
+        rows = with_reasons_by_id(bad_rows(decode(raw, values, work.keys)), values, reasons)
+    else:
+        rows = _multi_type_bad_rows(raw, work, targets, {p.schema_id: p.reason or "" for p in placements})
+    rows = rows.withColumn("run_id", F.lit(run.run_id))
     with run.catalog.lock:
         state = run.catalog.ensure(QUARANTINE_TABLE, rows.schema, settings.partition_granularity)
     table = f"{settings.database}.{QUARANTINE_TABLE}"
@@ -162,3 +311,25 @@ def _stage_quarantine(run: RunContext, work: TopicWork) -> StagedTable:
         run.run_id,
         "timestamp",
     )
+
+
+def _multi_type_bad_rows(
+    raw: DataFrame, work: TopicWork, targets: list[Target], reasons: dict[int, str]
+) -> DataFrame:
+    """Each type's records that do not decode, and the records of no type: not framed, or of a schema id
+    no rule places in the topic (with the reason found for the id)."""
+    parts = [bad_rows(decode(t.rows_of(raw), t.schemas, work.keys)) for t in targets]
+    held = sorted({i for t in targets for i in (t.ids or ())})
+    tombstones = any(t.tombstones for t in targets)
+    of_no_type = raw.where(~of_schema_ids(held, tombstones) & F.col("value").isNotNull())
+    unplaced = bad_rows(decode(of_no_type, targets[0].schemas, work.keys))
+    generic = F.concat(
+        F.lit("schema id "),
+        F.col("schema_id").cast("string"),
+        F.lit(f" belongs to no event type of topic {work.topic} (more ids than are looked up)"),
+    )
+    reason: Column = F.when(F.col("schema_id").isNull(), F.col("reason"))
+    for schema_id, text in sorted(reasons.items()):
+        reason = reason.when(F.col("schema_id") == schema_id, F.lit(text))
+    parts.append(unplaced.withColumn("reason", reason.otherwise(generic)))
+    return reduce(DataFrame.unionByName, parts)
