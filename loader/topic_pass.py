@@ -127,10 +127,10 @@ def _load(run: RunContext, work: TopicWork, report: TopicReport) -> list[StagedT
         work = replace(work, event_types=_discover(run, work))
         if not work.event_types:
             report.status, report.table = "skipped", None
-            report.reason = (
-                f"no schema registered for subject {work.topic}-value, and no schema id in its first "
-                f"{DISCOVERY_OFFSETS} new records per partition belongs to a subject named by record "
-                f"({work.topic}-<record name> or <record name>)"
+            report.reason = f"no schema registered for subject {work.topic}-value"
+            report.notes.append(
+                f"no schema id in its first {DISCOVERY_OFFSETS} new offsets per partition belongs to a "
+                f"subject named by record ({work.topic}-<record name> or <record name>)"
             )
             return []
     targets = _targets(run, work)

@@ -1,0 +1,246 @@
+"""Topics that carry several event types, written by confluent-kafka's AvroSerializer with
+RecordNameStrategy and TopicRecordNameStrategy: each type into its own table, evolving on its own, every
+record in exactly one table, and a schema id no rule places quarantined with its reason."""
+
+from __future__ import annotations
+
+import json
+import struct
+from typing import Any
+
+import pytest
+from confluent_kafka import Producer
+from confluent_kafka.schema_registry import (
+    Schema,
+    SchemaRegistryClient,
+    record_subject_name_strategy,
+    topic_record_subject_name_strategy,
+    topic_subject_name_strategy,
+)
+from confluent_kafka.schema_registry.avro import AvroSerializer
+from confluent_kafka.serialization import MessageField, SerializationContext
+from pyspark.sql import SparkSession
+
+from loader.audit import audit
+from loader.report import TopicReport
+from tests.loader.harness import Harness
+
+pytestmark = pytest.mark.integration
+
+STRATEGIES = {
+    "record": record_subject_name_strategy,
+    "topic_record": topic_record_subject_name_strategy,
+    "topic": topic_subject_name_strategy,
+}
+
+
+def event(harness: Harness, name: str, fields: list[dict[str, Any]]) -> dict[str, Any]:
+    """A record schema in a namespace of the test's own: record-named subjects are global."""
+    return {"type": "record", "name": name, "namespace": f"{harness.prefix}.shop", "fields": fields}
+
+
+def click(harness: Harness, v2: bool = False) -> dict[str, Any]:
+    extra = [{"name": "button", "type": "string", "default": "left"}] if v2 else []
+    return event(
+        harness, "Click", [{"name": "n", "type": "long"}, {"name": "page", "type": "string"}, *extra]
+    )
+
+
+def view(harness: Harness, v2: bool = False) -> dict[str, Any]:
+    extra = [{"name": "seconds", "type": "double", "default": 0.0}] if v2 else []
+    return event(harness, "View", [{"name": "n", "type": "long"}, {"name": "url", "type": "string"}, *extra])
+
+
+def buy(harness: Harness, v2: bool = False) -> dict[str, Any]:
+    extra = [{"name": "currency", "type": "string", "default": "EUR"}] if v2 else []
+    return event(harness, "Buy", [{"name": "n", "type": "long"}, {"name": "cents", "type": "long"}, *extra])
+
+
+def order(harness: Harness, v2: bool = False) -> dict[str, Any]:
+    extra = [{"name": "channel", "type": "string", "default": "web"}] if v2 else []
+    return event(harness, "Order", [{"name": "n", "type": "long"}, *extra])
+
+
+def produce(
+    harness: Harness, topic: str, batches: list[tuple[dict[str, Any], str, list[dict[str, Any]]]]
+) -> None:
+    """Records of several types interleaved in each partition, each serialized by the strategy named."""
+    client = SchemaRegistryClient({"url": harness.registry_url})
+    context = SerializationContext(topic, MessageField.VALUE)
+    serialized = []
+    for schema, strategy, records in batches:
+        serializer = AvroSerializer(
+            client, json.dumps(schema), conf={"subject.name.strategy": STRATEGIES[strategy]}
+        )
+        serialized.append([serializer(r, context) for r in records])
+    producer = Producer({"bootstrap.servers": harness.kafka.bootstrap})
+    partitions = harness.partitions_of(topic)
+    i = 0
+    while any(serialized):
+        for values in serialized:
+            if values:
+                producer.produce(topic, value=values.pop(0), partition=i % partitions)
+                i += 1
+    assert producer.flush(30) == 0
+
+
+def numbered(start: int, count: int, **fields: Any) -> list[dict[str, Any]]:
+    return [{"n": start + i, **fields} for i in range(count)]
+
+
+def only(report: Any, topic: str) -> TopicReport:
+    return next(t for t in report.topics if t.topic == topic)
+
+
+def table(harness: Harness, topic: str, suffix: str = "") -> str:
+    return f"{harness.database}.{topic.replace('.', '_').lower()}{suffix}"
+
+
+def rows(spark: SparkSession, name: str, columns: str) -> list[tuple[Any, ...]]:
+    spark.catalog.refreshTable(name)
+    return sorted(tuple(r) for r in spark.sql(f"SELECT {columns} FROM {name}").collect())
+
+
+def test_event_types_load_into_tables_of_their_own_and_evolve_each_on_its_own(
+    harness: Harness, spark: SparkSession
+) -> None:
+    by_record = harness.topic(partitions=2, prefix="record")  # RecordNameStrategy, two types
+    by_topic_record = harness.topic(prefix="topicrecord")  # TopicRecordNameStrategy
+    mixed = harness.topic(prefix="mixed")  # `<topic>-value` and a record-named type
+    single = harness.topic(prefix="single")  # TopicNameStrategy only: nothing changes for it
+    produce(harness, by_record, [
+        (click(harness), "record", numbered(0, 5, page="home")),
+        (view(harness), "record", numbered(100, 4, url="/a")),
+    ])  # fmt: skip
+    produce(harness, by_topic_record, [(buy(harness), "topic_record", numbered(0, 3, cents=250))])
+    produce(harness, mixed, [
+        (order(harness), "topic", numbered(0, 3)),
+        (click(harness), "record", numbered(50, 2, page="cart")),
+    ])  # fmt: skip
+    produce(harness, single, [(order(harness), "topic", numbered(0, 2))])
+
+    first = harness.run(spark)
+
+    assert first.exit_code == 0, first
+    record_report = only(first, by_record)
+    assert (record_report.status, record_report.records, record_report.quarantined) == ("loaded", 9, 0)
+    assert record_report.table is None  # no `<topic>-value`: no table of the topic's own
+    assert record_report.tables == {
+        table(harness, by_record, "__click"): 5,
+        table(harness, by_record, "__view"): 4,
+    }
+    assert record_report.event_types == {
+        f"{harness.prefix}.shop.Click": f"{harness.prefix}.shop.Click",
+        f"{harness.prefix}.shop.View": f"{harness.prefix}.shop.View",
+    }
+    assert only(first, by_topic_record).event_types == {
+        f"{harness.prefix}.shop.Buy": f"{by_topic_record}-{harness.prefix}.shop.Buy"
+    }
+    mixed_report = only(first, mixed)
+    assert mixed_report.table == table(harness, mixed)  # its `<topic>-value` records keep their table
+    assert mixed_report.tables == {table(harness, mixed): 3, table(harness, mixed, "__click"): 2}
+    single_report = only(first, single)
+    assert (single_report.table, single_report.event_types, single_report.records) == (
+        table(harness, single), {}, 2
+    )  # fmt: skip
+
+    # Every type evolves (a field added with a default) and more records of every type arrive.
+    produce(harness, by_record, [
+        (click(harness, v2=True), "record", numbered(5, 3, page="shop", button="right")),
+        (view(harness, v2=True), "record", numbered(104, 2, url="/b", seconds=1.5)),
+    ])  # fmt: skip
+    produce(
+        harness,
+        by_topic_record,
+        [(buy(harness, v2=True), "topic_record", numbered(3, 2, cents=9, currency="USD"))],
+    )
+    produce(harness, mixed, [
+        (order(harness, v2=True), "topic", numbered(3, 1, channel="app")),
+        (click(harness, v2=True), "record", numbered(52, 1, page="cart", button="middle")),
+    ])  # fmt: skip
+
+    second = harness.run(spark)
+
+    assert second.exit_code == 0, second
+    assert only(second, by_record).tables == {
+        table(harness, by_record, "__click"): 3, table(harness, by_record, "__view"): 2
+    }  # fmt: skip
+    assert "evolved" in (only(second, by_record).table_action or "")
+    assert rows(spark, table(harness, by_record, "__click"), "n, page, button") == [
+        *[(i, "home", "left") for i in range(5)],  # loaded with version 1: the default
+        *[(i, "shop", "right") for i in range(5, 8)],
+    ]
+    assert rows(spark, table(harness, by_record, "__view"), "n, url, seconds") == [
+        *[(i, "/a", 0.0) for i in range(100, 104)],
+        *[(i, "/b", 1.5) for i in range(104, 106)],
+    ]
+    assert rows(spark, table(harness, by_topic_record, "__buy"), "n, cents, currency") == [
+        (0, 250, "EUR"), (1, 250, "EUR"), (2, 250, "EUR"), (3, 9, "USD"), (4, 9, "USD")
+    ]  # fmt: skip
+    assert rows(spark, table(harness, mixed), "n, channel") == [
+        (0, "web"),
+        (1, "web"),
+        (2, "web"),
+        (3, "app"),
+    ]
+    assert rows(spark, table(harness, mixed, "__click"), "n, page, button") == [
+        (50, "cart", "left"), (51, "cart", "left"), (52, "cart", "middle")
+    ]  # fmt: skip
+    # A record-named type of another topic's records is the same subject, projected onto its own latest
+    # version in each topic's table; the single-type topic's table never saw it.
+    assert "button" not in spark.table(table(harness, single)).columns
+
+    # Every record in exactly one table, none quarantined, and the audit agrees.
+    for topic, suffixes in (
+        (by_record, ["__click", "__view"]),
+        (by_topic_record, ["__buy"]),
+        (mixed, ["", "__click"]),
+    ):
+        loaded = [
+            r
+            for s in suffixes
+            for r in rows(spark, table(harness, topic, s), "_kafka_partition, _kafka_offset")
+        ]
+        assert len(loaded) == len(set(loaded)), f"{topic}: a record in two tables"
+        assert len(loaded) == sum(w for w in only(first, topic).windows.values()) + sum(
+            only(second, topic).windows.values()
+        )
+    quarantine = f"{harness.database}.loader_quarantine"
+    assert not spark.catalog.tableExists(quarantine) or spark.table(quarantine).count() == 0
+    audited = audit(harness.settings(), spark, "loader_quarantine")
+    assert audited.windows and not audited.mismatches
+    assert {w.table for w in audited.windows if w.topic == by_record} == {
+        f"{table(harness, by_record, '__click')}, {table(harness, by_record, '__view')}"
+    }
+
+    quiet = harness.run(spark)  # nothing new: every table holds its types' schemas already
+    assert {only(quiet, t).status for t in (by_record, by_topic_record, mixed, single)} == {"up to date"}
+
+
+def test_an_id_no_rule_places_is_quarantined_with_its_reason(harness: Harness, spark: SparkSession) -> None:
+    topic = harness.topic(prefix="unplaced")
+    produce(harness, topic, [(click(harness), "record", numbered(0, 2, page="p"))])
+    # A schema of another topic's `-value` subject, and an id the registry never gave.
+    client = SchemaRegistryClient({"url": harness.registry_url})
+    other = client.register_schema(
+        f"{harness.prefix}.other-value", Schema(json.dumps(order(harness)), "AVRO")
+    )
+    unknown = 1_900_000_001
+    harness.produce_raw(
+        topic, [b"\x00" + struct.pack(">I", other) + b"\x02", b"\x00" + struct.pack(">I", unknown)]
+    )
+
+    report = only(harness.run(spark), topic)
+
+    assert (report.records, report.quarantined) == (2, 2)
+    quarantine = f"{harness.database}.loader_quarantine"
+    reasons = spark.sql(f"SELECT offset, reason FROM {quarantine} WHERE topic = '{topic}' ORDER BY offset")
+    assert [(r["offset"], r["reason"]) for r in reasons.collect()] == [
+        (
+            2,
+            f"schema id {other} belongs to subject(s) {harness.prefix}.other-value, none of which places "
+            f"it in topic {topic} (by {topic}-value, {topic}-<record name> or <record name>)",
+        ),
+        (3, f"schema id {unknown} is unknown to the registry"),
+    ]
+    assert not audit(harness.settings(), spark, "loader_quarantine").mismatches
