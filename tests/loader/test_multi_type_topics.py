@@ -5,7 +5,9 @@ record in exactly one table, and a schema id no rule places quarantined with its
 from __future__ import annotations
 
 import json
+import signal
 import struct
+import time
 from typing import Any
 
 import pytest
@@ -23,7 +25,8 @@ from pyspark.sql import SparkSession
 
 from loader.audit import audit
 from loader.report import TopicReport
-from tests.loader.harness import Harness
+from tests.loader.harness import Harness, committed_offsets
+from tests.loader.test_run_process import start_cli
 
 pytestmark = pytest.mark.integration
 
@@ -244,3 +247,42 @@ def test_an_id_no_rule_places_is_quarantined_with_its_reason(harness: Harness, s
         (3, f"schema id {unknown} is unknown to the registry"),
     ]
     assert not audit(harness.settings(), spark, "loader_quarantine").mismatches
+
+
+def test_killed_runs_over_a_multi_type_topic_load_every_record_once_and_the_audit_is_clean(
+    cli_harness: Harness,
+) -> None:
+    topic = cli_harness.topic(partitions=2, prefix="killed")
+    n = 0
+
+    def more(v2: bool) -> None:
+        nonlocal n
+        produce(cli_harness, topic, [
+            (order(cli_harness, v2), "topic", numbered(n, 2)),
+            (click(cli_harness, v2), "record", numbered(n + 2, 2, page="p")),
+            (view(cli_harness, v2), "topic_record", numbered(n + 4, 2, url="u")),
+        ])  # fmt: skip
+        n += 6
+
+    for i, point in enumerate(("after_table_ready", "after_staging", "after_manifest", "after_first_move")):
+        more(v2=i >= 2)  # the types evolve half way
+        done = cli_harness.run_cli(env={"LOADER_CRASH_AT": point})
+        assert done.returncode == -signal.SIGKILL, f"{point}: {done.returncode}\n{done.stderr[-2000:]}"
+    more(v2=True)
+    process = start_cli(cli_harness, {})
+    time.sleep(10.0)  # kill -9 from outside, wherever the run is
+    process.send_signal(signal.SIGKILL)
+    process.communicate(timeout=120)
+
+    final = cli_harness.run_cli()
+    assert final.returncode == 0, final.stderr[-3000:]
+    loaded = []
+    for suffix in ("", "__click", "__view"):
+        name = table(cli_harness, topic, suffix)
+        loaded += cli_harness.query_cli(f"SELECT _kafka_partition AS p, _kafka_offset AS o, n FROM {name}")
+    pairs = sorted((row["p"], row["o"]) for row in loaded)
+    assert pairs == committed_offsets(cli_harness, topic), "a record was lost or loaded twice"
+    assert sorted(row["n"] for row in loaded) == list(range(n))
+    audited = cli_harness.run_cli(command="audit")
+    assert audited.returncode == 0, audited.stdout[-3000:] + audited.stderr[-3000:]
+    assert "clean" in audited.stdout
