@@ -51,6 +51,9 @@ class Manifest:
     # Per topic of several event types, the record-named ones loaded so far (record full name -> subject,
     # see `loader.event_types`): later runs load them without looking for them again.
     event_types: dict[str, dict[str, str]] = field(default_factory=dict)
+    # Per topic without any, the offset (per partition) up to which its records were looked into for
+    # event types and none was found: the next run looks only at newer ones.
+    looked_at: dict[str, dict[int, int]] = field(default_factory=dict)
 
     def to_json(self) -> str:
         offsets: dict[str, dict[str, int]] = {}
@@ -70,6 +73,10 @@ class Manifest:
                 "topic_ids": dict(sorted(self.topic_ids.items())),
                 "table_schemas": dict(sorted(self.table_schemas.items())),
                 "event_types": {t: dict(sorted(e.items())) for t, e in sorted(self.event_types.items())},
+                "looked_at": {
+                    t: {str(p): o for p, o in sorted(parts.items())}
+                    for t, parts in sorted(self.looked_at.items())
+                },
             },
             indent=1,
         )
@@ -90,6 +97,10 @@ class Manifest:
             topic_ids=dict(data.get("topic_ids", {})),
             table_schemas=dict(data.get("table_schemas", {})),
             event_types={t: dict(e) for t, e in data.get("event_types", {}).items()},
+            looked_at={
+                t: {int(p): int(o) for p, o in parts.items()}
+                for t, parts in data.get("looked_at", {}).items()
+            },
         )
 
 

@@ -204,7 +204,16 @@ def _load(
         reports[topic] = TopicReport(topic, "loaded", table=table)
 
     security = settings.kafka_security
-    require_read_access(settings.bootstrap_servers, security, values, settings.metadata_timeout_s)
+    looking = {t for t, value in values.items() if value is None and not last.event_types.get(t)}
+    loading = [t for t in values if t not in looking]
+    timeout_s = settings.metadata_timeout_s
+    for topic in require_read_access(settings.bootstrap_servers, security, loading, timeout_s, looking):
+        del values[topic]  # only to be looked into, and the loader may not read it: skipped as before
+        reports[topic].status, reports[topic].reason = (
+            "skipped",
+            f"no schema registered for subject {topic}-value",
+        )
+        reports[topic].notes.append("not looked into for event types named by record: no READ access")
     partitions = [(t, p) for t in values for p in range(topics[t])]
     marks = watermarks(settings.bootstrap_servers, partitions, settings.metadata_timeout_s, security)
     ids = topic_ids(settings.bootstrap_servers, values, settings.metadata_timeout_s, security)
@@ -237,7 +246,12 @@ def _load(
             if last.table_schemas.get(topic) == signatures[topic]:
                 reports[topic].status = "up to date"  # quiet, its tables already hold its schemas
                 continue
-        work.append(TopicWork(topic, names[topic], value, keys_of[topic], ranges, event_types=dict(known)))
+        looked = last.looked_at.get(topic, {})
+        work.append(
+            TopicWork(
+                topic, names[topic], value, keys_of[topic], ranges, event_types=dict(known), looked_at=looked
+            )
+        )
     catalog = TableCatalog(spark, store, settings.database)
     catalog.load(
         [w.table for w in work]
@@ -254,7 +268,7 @@ def _load(
 
     claims = {table: f"topic {topic}" for topic, table in names.items()}
     context = RunContext(
-        settings, spark, log, report.run_id, catalog, registry, lookup, claims, registry_lock
+        settings, spark, log, report.run_id, catalog, registry, lookup, claims, registry_lock=registry_lock
     )
     staged = _run_passes(context, work, reports, console)
     report.topics = [reports[t] for t in sorted(reports)]
@@ -262,7 +276,9 @@ def _load(
         found = reports[w.topic].event_types
         signatures[w.topic] = _schemas_signature(values[w.topic], keys_of[w.topic], found, lookup, settings)
     crash_point("after_staging")
-    _commit(log, last, report, staged, plan.ranges, work, ids, signatures, kafka.cluster_id)
+    _commit(
+        log, last, report, staged, plan.ranges, work, ids, signatures, kafka.cluster_id, context.looked_at
+    )
     forget_cached_tables(spark)
 
 
@@ -327,6 +343,7 @@ def _commit(
     ids: dict[str, str],
     signatures: dict[str, str],
     cluster_id: str,
+    looked_at: dict[str, dict[int, int]],
 ) -> None:
     """The run's manifest, then the commit point. Topics that did not fail advance their offsets and
     record their topic ids and, if their pass made sure of their table, its schemas; a failed topic keeps
@@ -345,11 +362,13 @@ def _commit(
         **last.event_types,
         **{t.topic: t.event_types for t in report.topics if t.event_types and t.topic not in failed},
     }
-    unchanged = (last.cluster_id, last.topic_ids, last.table_schemas, last.event_types) == (
+    looked_at = {t: o for t, o in {**last.looked_at, **looked_at}.items() if t not in event_types}
+    unchanged = (last.cluster_id, last.topic_ids, last.table_schemas, last.event_types, last.looked_at) == (
         cluster_id,
         topic_ids,
         table_schemas,
         event_types,
+        looked_at,
     )
     if offsets == last.offsets and not staged and unchanged:
         return
@@ -364,6 +383,7 @@ def _commit(
             topic_ids=topic_ids,
             table_schemas=table_schemas,
             event_types=event_types,
+            looked_at=looked_at,
         )
     )
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 from confluent_kafka import KafkaError, KafkaException, TopicCollection
 from confluent_kafka.admin import AclOperation, AdminClient, ClusterMetadata
@@ -92,11 +92,17 @@ def cluster_metadata(
 
 
 def require_read_access(
-    bootstrap_servers: str, security: KafkaSecurity, topics: Iterable[str], timeout_s: float
-) -> None:
-    """Raises ``KafkaRefused`` naming the topics the loader's user may not read, before anything is read."""
+    bootstrap_servers: str,
+    security: KafkaSecurity,
+    topics: Iterable[str],
+    timeout_s: float,
+    optional: Collection[str] = (),
+) -> list[str]:
+    """Raises ``KafkaRefused`` naming the topics the loader's user may not read, before anything is read.
+    Topics in `optional` (ones a run only looks into) do not stop it: those it may not read are returned."""
     admin = AdminClient({"bootstrap.servers": bootstrap_servers, **librdkafka_config(security)})
-    refused = unreadable_topics(admin, topics, timeout_s)
+    unreadable = unreadable_topics(admin, [*topics, *optional], timeout_s)
+    refused = [t for t in unreadable if t not in optional]
     if refused:
         who = f"user {security.sasl_username!r}" if security.sasl_username else "the loader's principal"
         shown = ", ".join(refused[:10]) + (f" and {len(refused) - 10} more" if len(refused) > 10 else "")
@@ -104,6 +110,7 @@ def require_read_access(
             f"Kafka at {bootstrap_servers} refused the loader: authorization refused: {who} may not read "
             f"topic(s) {shown}; grant it READ and DESCRIBE ACLs on them (or leave them out: --exclude-topics)"
         )
+    return [t for t in unreadable if t in optional]
 
 
 def unreadable_topics(admin: AdminClient, topics: Iterable[str], timeout_s: float) -> list[str]:

@@ -67,6 +67,8 @@ class TopicWork:
     skip_tombstones: bool = False
     # Its record-named event types known so far: record full name -> the subject they project onto.
     event_types: dict[str, str] = field(default_factory=dict)
+    # Without any: partition -> the offset up to which earlier runs looked into its records for them.
+    looked_at: dict[int, int] = field(default_factory=dict)
 
     @property
     def span(self) -> int:
@@ -86,6 +88,8 @@ class RunContext:
     lookup: SchemaLookup
     # Table -> what loads into it ("topic t" or "topic t, event type n"): two owners would mix records.
     claims: dict[str, str] = field(default_factory=dict)
+    # Topic -> partition -> offset: how far this run looked into topics without event types (see `_discover`).
+    looked_at: dict[str, dict[int, int]] = field(default_factory=dict)
     registry_lock: threading.RLock = field(default_factory=threading.RLock)  # one HTTP session for all
 
 
@@ -133,16 +137,16 @@ def _load(run: RunContext, work: TopicWork, report: TopicReport) -> list[StagedT
                 f"subject named by record ({work.topic}-<record name> or <record name>)"
             )
             return []
-    targets = _targets(run, work)
-    staged, foreign = _write(run, work, targets, report)
-    placements = [run.lookup.placement(work.topic, i) for i in foreign]
-    found = event_types(placements, work.event_types)
-    if found != work.event_types:  # records of event types not known before: done again with them
-        _discard(run, targets)
-        work = replace(work, event_types=found)
+    while True:
         targets = _targets(run, work)
         staged, foreign = _write(run, work, targets, report)
         placements = [run.lookup.placement(work.topic, i) for i in foreign]
+        found = event_types(placements, work.event_types)
+        if found == work.event_types:
+            break
+        # Records of event types not known before (rare: a type's first records): done again with them.
+        _discard(run, targets)
+        work = replace(work, event_types=found)
     report.event_types = dict(work.event_types)
     if report.quarantined:
         staged.append(_stage_quarantine(run, work, targets, placements))
@@ -150,14 +154,22 @@ def _load(run: RunContext, work: TopicWork, report: TopicReport) -> list[StagedT
 
 
 def _discover(run: RunContext, work: TopicWork) -> dict[str, str]:
-    """The record-named event types among the schema ids of the first new records of a topic that has
-    no `<topic>-value` subject: a topic that carries none (not Avro, or of another registry) costs a run
-    only a small read."""
-    sample = [replace(r, end=min(r.end, r.start + DISCOVERY_OFFSETS)) for r in work.ranges if r.span]
+    """The record-named event types among the schema ids of a topic that has no `<topic>-value` subject:
+    in its first new offsets per partition not looked into by an earlier run, so that a topic that
+    carries none (not Avro, or of another registry) costs a run at most a small read."""
+    sample = []
+    for r in work.ranges:
+        looked = work.looked_at.get(r.partition, r.start)
+        start = looked if r.start <= looked <= r.end else r.start
+        sample.append(replace(r, start=start, end=min(r.end, start + DISCOVERY_OFFSETS)))
+    sample = [r for r in sample if r.span]
     if not sample:
         return {}
     ids = framed_schema_ids(read_ranges(run.spark, run.settings, sample), (), MAX_ID_LOOKUPS)
-    return event_types(run.lookup.placement(work.topic, i) for i in ids)
+    found = event_types(run.lookup.placement(work.topic, i) for i in ids)
+    if not found:
+        run.looked_at[work.topic] = {**work.looked_at, **{r.partition: r.end for r in sample}}
+    return found
 
 
 def _targets(run: RunContext, work: TopicWork) -> list[Target]:

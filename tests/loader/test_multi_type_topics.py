@@ -249,6 +249,39 @@ def test_an_id_no_rule_places_is_quarantined_with_its_reason(harness: Harness, s
     assert not audit(harness.settings(), spark, "loader_quarantine").mismatches
 
 
+def spark_jobs(spark: SparkSession) -> int:
+    return int(spark.sparkContext._jsc.sc().statusStore().jobsList(None).size())
+
+
+def test_a_topic_without_event_types_is_looked_into_once_for_its_new_records(
+    harness: Harness, spark: SparkSession
+) -> None:
+    typed = harness.topic(
+        prefix="typed"
+    )  # a record-named subject exists: topics without -value are looked into
+    produce(harness, typed, [(click(harness), "record", numbered(0, 1, page="p"))])
+    raw = harness.topic(prefix="raw")
+    harness.produce_raw(raw, [b"not avro"] * 3)
+
+    first = only(harness.run(spark), raw)
+    assert (first.status, first.reason) == ("skipped", f"no schema registered for subject {raw}-value")
+    assert first.notes == [
+        "no schema id in its first 1000 new offsets per partition belongs to a subject named by record "
+        f"({raw}-<record name> or <record name>)"
+    ]
+    jobs_before = spark_jobs(spark)
+    second = harness.run(spark)
+    assert (only(second, raw).status, only(second, typed).status) == ("skipped", "up to date")
+    assert spark_jobs(spark) == jobs_before  # what was looked into is not read again
+
+    # Records of an event type arrive: the topic loads from its start, its earlier records quarantined.
+    produce(harness, raw, [(view(harness), "record", numbered(0, 2, url="u"))])
+    third = only(harness.run(spark), raw)
+    assert (third.status, third.records, third.quarantined) == ("loaded", 2, 3)
+    assert third.tables == {table(harness, raw, "__view"): 2}
+    assert not audit(harness.settings(), spark, "loader_quarantine").mismatches
+
+
 def test_killed_runs_over_a_multi_type_topic_load_every_record_once_and_the_audit_is_clean(
     cli_harness: Harness,
 ) -> None:
