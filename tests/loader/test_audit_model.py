@@ -26,6 +26,12 @@ def test_audit_record_keeps_the_notes_on_a_topics_offsets() -> None:
     assert record["topics"]["c"] == {"table": "kafka.c", "windows": {}, "notes": [note]}
 
 
+def test_audit_record_of_a_topic_of_several_event_types_names_their_tables() -> None:
+    tables = ["kafka.shop__buy", "kafka.shop__click"]
+    record = json.loads(audit_record("r1", {"shop": TopicRecord("", {"w1": 3}, tables=tables)}))
+    assert record["topics"]["shop"] == {"table": "", "windows": {"w1": 3}, "tables": tables}
+
+
 def test_a_window_matches_when_table_plus_quarantine_equal_kafka() -> None:
     report = AuditReport(
         "kafka",

@@ -17,6 +17,8 @@ def test_manifest_round_trip() -> None:
         cluster_id="MkU3OEVBNTcwNTJENDM2Qg",
         topic_ids={"page.views": "aRVr5cXBQzCcTuJ4-5vc0A"},
         table_schemas={"page.views": "value 12, key -, hour"},
+        event_types={"shop": {"com.shop.Click": "com.shop.Click", "com.shop.Buy": "shop-com.shop.Buy"}},
+        looked_at={"raw": {0: 1000, 3: 17}},
     )
     assert Manifest.from_json(manifest.to_json()) == manifest
 
