@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
+from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
 from pyspark.sql import SparkSession
 
 from loader.kafka_security import KafkaSecurity
@@ -412,3 +413,36 @@ def test_the_command_line_says_who_refused_and_exits_1_without_the_password(
     for text in (done.stdout, done.stderr, report.read_text()):
         assert wrong not in text
         assert REGISTRY_PASSWORD not in text
+
+
+def test_a_topic_only_looked_into_for_event_types_that_the_user_may_not_read_is_skipped(
+    secured_kafka: SecuredKafkaBroker,
+    https_registry: SecuredRegistry,
+    spark_warehouse: Path,
+    spark: SparkSession,
+) -> None:
+    """A topic without `<topic>-value` is looked into only because some subject is named by record: that
+    the loader may not read it is no reason to stop a run (it was skipped before there were event types)."""
+    harness = harness_for(secured_kafka, https_registry, spark_warehouse)
+    harness.produce_raw(harness.topic(prefix="raw"), [b"not avro"])
+    record_named = {**EVENT, "namespace": f"{harness.prefix}.shop"}  # a RecordNameStrategy subject
+    client = SchemaRegistryClient({"url": harness.registry_url, **harness.registry_conf})
+    client.register_schema(f"{harness.prefix}.shop.{EVENT['name']}", Schema(json.dumps(record_named), "AVRO"))
+    registry = RegistryClientSettings(
+        basic_auth_user_info=Secret(f"loader:{REGISTRY_PASSWORD}", "test"),
+        ssl_ca_location=str(Path(harness.registry_conf["ssl.ca.location"])),
+    )
+    report = harness.run(
+        spark,
+        bootstrap_servers=secured_kafka.sasl_ssl,
+        kafka_security=scram(secured_kafka, "describer"),
+        registry_access=registry,
+        metadata_timeout_s=PATIENT_TIMEOUT_S,
+    )
+    assert report.exit_code == 0, report.error
+    [raw] = report.topics
+    assert (raw.status, raw.reason, raw.notes) == (
+        "skipped",
+        f"no schema registered for subject {raw.topic}-value",
+        ["not looked into for event types named by record: no READ access"],
+    )
