@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 
-from loader.event_types import Placement, is_record_named, place, record_full_name
+from loader.event_types import Placement, is_record_named, place, record_full_name, types_signature
 from loader.registry_client import RegistryClient, RegistrySnapshot, SubjectSchemas
 
 
@@ -63,3 +63,24 @@ class SchemaLookup:
         with self._lock:
             self._placements[key] = placement
         return placement
+
+
+def schemas_signature(
+    values: SubjectSchemas | None,
+    keys: SubjectSchemas | None,
+    types: dict[str, str],
+    lookup: SchemaLookup,
+    granularity: str,
+) -> str:
+    """What a topic's tables were made to hold: the latest value and key schema ids, the time
+    partitioning, and the latest schema id of each record-named event type (a topic whose signature
+    did not change since its last commit and has no new records costs a run nothing)."""
+    key = keys.latest_id if keys else "-"
+    signature = f"value {values.latest_id if values else '-'}, key {key}, {granularity}"
+    if not types:
+        return signature
+    latest = {}
+    for name, subject in types.items():
+        schemas = lookup.schemas(subject)
+        latest[name] = (subject, schemas.latest_id if schemas else -1)
+    return signature + types_signature(latest)

@@ -24,8 +24,8 @@ from rich.progress import Progress
 from loader.audit import TopicRecord, audit_path, audit_record
 from loader.commit_protocol import CommitLog, Manifest, StagedTable
 from loader.config import LoaderSettings
-from loader.event_lookup import SchemaLookup
-from loader.event_types import event_table, topic_record_subjects, types_signature
+from loader.event_lookup import SchemaLookup, schemas_signature
+from loader.event_types import event_table, topic_record_subjects
 from loader.fault_injection import crash_point
 from loader.kafka_access import KafkaRefused, java_refusal, require_read_access
 from loader.kafka_identity import ClusterChanged, cluster_change, comparable_topic_ids
@@ -229,8 +229,9 @@ def _load(
     crash_point("after_plan")
 
     keys_of = {t: schemas_of.get(f"{t}-key") for t in values}
+    granularity = settings.partition_granularity
     signatures = {
-        t: _schemas_signature(values[t], keys_of[t], last.event_types.get(t, {}), lookup, settings)
+        t: schemas_signature(values[t], keys_of[t], last.event_types.get(t, {}), lookup, granularity)
         for t in values
     }
     work: list[TopicWork] = []
@@ -274,32 +275,12 @@ def _load(
     report.topics = [reports[t] for t in sorted(reports)]
     for w in work:  # the event types a pass found are part of what its tables were made to hold
         found = reports[w.topic].event_types
-        signatures[w.topic] = _schemas_signature(values[w.topic], keys_of[w.topic], found, lookup, settings)
+        signatures[w.topic] = schemas_signature(values[w.topic], keys_of[w.topic], found, lookup, granularity)
     crash_point("after_staging")
     _commit(
         log, last, report, staged, plan.ranges, work, ids, signatures, kafka.cluster_id, context.looked_at
     )
     forget_cached_tables(spark)
-
-
-def _schemas_signature(
-    values: SubjectSchemas | None,
-    keys: SubjectSchemas | None,
-    types: dict[str, str],
-    lookup: SchemaLookup,
-    settings: LoaderSettings,
-) -> str:
-    """What a topic's tables were made to hold: the latest value and key schema ids, the time
-    partitioning, and the latest schema id of each record-named event type."""
-    key = keys.latest_id if keys else "-"
-    signature = f"value {values.latest_id if values else '-'}, key {key}, {settings.partition_granularity}"
-    if not types:
-        return signature
-    latest = {}
-    for name, subject in types.items():
-        schemas = lookup.schemas(subject)
-        latest[name] = (subject, schemas.latest_id if schemas else -1)
-    return signature + types_signature(latest)
 
 
 def _describe_ranges(report: TopicReport, ranges: list[OffsetRange]) -> None:

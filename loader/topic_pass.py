@@ -173,18 +173,18 @@ def _discover(run: RunContext, work: TopicWork) -> dict[str, str]:
 
 
 def _targets(run: RunContext, work: TopicWork) -> list[Target]:
-    """The `<topic>-value` records into the topic's table; each record-named type into its own."""
+    """The `<topic>-value` records into the topic's table; each record-named type into its own. Each
+    schema id is one target's (the first to hold it), so that no record is loaded twice."""
     if not work.event_types:
         assert work.values is not None
         return [Target(VALUE_TYPE, work.table, work.values, None, True)]
     targets = []
+    held: set[int] = set()
     if work.values is not None:
-        values = work.values
-        targets.append(Target(VALUE_TYPE, work.table, values, tuple(sorted(values.writer_schemas)), True))
+        held = set(work.values.writer_schemas)
+        targets.append(Target(VALUE_TYPE, work.table, work.values, tuple(sorted(held)), True))
     for name, subject in work.event_types.items():
-        schemas = run.lookup.schemas(subject)
-        if schemas is None:
-            raise ValueError(f"event type {name}: subject {subject} has no live version left")
+        schemas = _type_schemas(run, name, subject)
         table = event_table(work.topic, name)
         owner = f"topic {work.topic}, event type {name}"
         with run.catalog.lock:
@@ -194,10 +194,23 @@ def _targets(run: RunContext, work: TopicWork) -> list[Target]:
                 f"event type {name} maps to table '{table}', which {claimed} loads into; none of the "
                 "topic is loaded. Rename the record or the topic, or exclude one of the topics"
             )
-        ids = tuple(sorted(schemas.writer_schemas))
+        ids = tuple(sorted(set(schemas.writer_schemas) - held))
+        held.update(ids)
         # A tombstone has no schema id, so no event type: only a `<topic>-value` table takes them.
         targets.append(Target(name, table, schemas, ids, False))
     return targets
+
+
+def _type_schemas(run: RunContext, name: str, subject: str) -> SubjectSchemas:
+    """The subject an event type projects onto, with the writer schemas of both subjects the type may be
+    registered under (`<topic>-<name>` and `<name>`: producers of either strategy write one type)."""
+    schemas = run.lookup.schemas(subject)
+    if schemas is None:
+        raise ValueError(f"event type {name}: subject {subject} has no live version left")
+    other = run.lookup.schemas(name) if subject != name else None
+    if other is None:
+        return schemas
+    return replace(schemas, writer_schemas={**other.writer_schemas, **schemas.writer_schemas})
 
 
 def _discard(run: RunContext, targets: list[Target]) -> None:

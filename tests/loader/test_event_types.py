@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from loader.event_lookup import SchemaLookup, schemas_signature
 from loader.event_types import (
     VALUE_TYPE,
     Placement,
@@ -125,3 +126,25 @@ def test_a_registry_snapshot_names_the_subjects_of_an_id() -> None:
     click = snapshot.schemas("shop.Click")
     assert click is not None and (click.latest_id, sorted(click.writer_schemas)) == (3, [1, 3])
     assert snapshot.schemas("nothing") is None
+
+
+def test_a_lookup_over_a_snapshot_places_ids_and_signs_a_topics_types_without_requests() -> None:
+    click_v1, click_v2 = record("Click", "shop"), record("Click", "shop").replace('"long"', '"int"')
+    snapshot = RegistrySnapshot(
+        writers={"shop.Click": {1: click_v1, 2: click_v2}, "orders-value": {3: record("Order", "shop")}},
+        latest={"shop.Click": (2, click_v2), "orders-value": (3, record("Order", "shop"))},
+    )
+    # No registry client at all: everything comes from the snapshot.
+    lookup = SchemaLookup(None, snapshot, set(snapshot.latest))  # type: ignore[arg-type]
+    assert lookup.has_record_named_subjects()
+    assert lookup.placement("orders", 1) == Placement(1, "shop.Click", "shop.Click")
+    assert lookup.placement("orders", 3) == Placement(3, VALUE_TYPE, "orders-value")
+    values = lookup.schemas("orders-value")
+    assert schemas_signature(values, None, {}, lookup, "day") == "value 3, key -, day"  # as before types
+    assert schemas_signature(values, None, {"shop.Click": "shop.Click"}, lookup, "day") == (
+        "value 3, key -, day; types shop.Click=shop.Click:2"
+    )
+    no_record_named = RegistrySnapshot(
+        {"orders-value": {3: "x"}}, {"orders-value": (3, record("Order", "shop"))}
+    )
+    assert not SchemaLookup(None, no_record_named, {"orders-value"}).has_record_named_subjects()  # type: ignore[arg-type]

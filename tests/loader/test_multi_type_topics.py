@@ -5,9 +5,7 @@ record in exactly one table, and a schema id no rule places quarantined with its
 from __future__ import annotations
 
 import json
-import signal
 import struct
-import time
 from typing import Any
 
 import pytest
@@ -22,11 +20,13 @@ from confluent_kafka.schema_registry import (
 from confluent_kafka.schema_registry.avro import AvroSerializer
 from confluent_kafka.serialization import MessageField, SerializationContext
 from pyspark.sql import SparkSession
+from rich.console import Console
 
+from loader import status
 from loader.audit import audit
 from loader.report import TopicReport
 from tests.loader.harness import Harness, committed_offsets
-from tests.loader.test_run_process import start_cli
+from tests.loader.test_run_process import killed_runs
 
 pytestmark = pytest.mark.integration
 
@@ -115,7 +115,14 @@ def test_event_types_load_into_tables_of_their_own_and_evolve_each_on_its_own(
         (click(harness), "record", numbered(0, 5, page="home")),
         (view(harness), "record", numbered(100, 4, url="/a")),
     ])  # fmt: skip
-    produce(harness, by_topic_record, [(buy(harness), "topic_record", numbered(0, 3, cents=250))])
+    # A second producer writes the same type by RecordNameStrategy, with a schema of its own (a doc
+    # added: another id, registered only under `<record full name>`): one type, one table.
+    documented = buy(harness)
+    documented["fields"][0]["doc"] = "Sequence number."
+    produce(harness, by_topic_record, [
+        (buy(harness), "topic_record", numbered(0, 3, cents=250)),
+        (documented, "record", numbered(10, 1, cents=1)),
+    ])  # fmt: skip
     produce(harness, mixed, [
         (order(harness), "topic", numbered(0, 3)),
         (click(harness), "record", numbered(50, 2, page="cart")),
@@ -138,7 +145,8 @@ def test_event_types_load_into_tables_of_their_own_and_evolve_each_on_its_own(
     }
     assert only(first, by_topic_record).event_types == {
         f"{harness.prefix}.shop.Buy": f"{by_topic_record}-{harness.prefix}.shop.Buy"
-    }
+    }  # the topic's own subject is the one its rows project onto
+    assert only(first, by_topic_record).tables == {table(harness, by_topic_record, "__buy"): 4}
     mixed_report = only(first, mixed)
     assert mixed_report.table == table(harness, mixed)  # its `<topic>-value` records keep their table
     assert mixed_report.tables == {table(harness, mixed): 3, table(harness, mixed, "__click"): 2}
@@ -178,7 +186,7 @@ def test_event_types_load_into_tables_of_their_own_and_evolve_each_on_its_own(
         *[(i, "/b", 1.5) for i in range(104, 106)],
     ]
     assert rows(spark, table(harness, by_topic_record, "__buy"), "n, cents, currency") == [
-        (0, 250, "EUR"), (1, 250, "EUR"), (2, 250, "EUR"), (3, 9, "USD"), (4, 9, "USD")
+        (0, 250, "EUR"), (1, 250, "EUR"), (2, 250, "EUR"), (3, 9, "USD"), (4, 9, "USD"), (10, 1, "EUR")
     ]  # fmt: skip
     assert rows(spark, table(harness, mixed), "n, channel") == [
         (0, "web"),
@@ -218,6 +226,14 @@ def test_event_types_load_into_tables_of_their_own_and_evolve_each_on_its_own(
 
     quiet = harness.run(spark)  # nothing new: every table holds its types' schemas already
     assert {only(quiet, t).status for t in (by_record, by_topic_record, mixed, single)} == {"up to date"}
+
+    console = Console(record=True, width=400)
+    assert status.show(harness.settings(), console, spark) == 0
+    shown = console.export_text()
+    for name in (table(harness, by_record, "__click"), table(harness, by_record, "__view")):
+        assert f"{name} " in shown
+    assert f"{table(harness, by_record)} " not in shown  # no `<topic>-value`: no table of its own
+    assert f"{table(harness, mixed)} " in shown and f"{table(harness, mixed, '__click')} " in shown
 
 
 def test_an_id_no_rule_places_is_quarantined_with_its_reason(harness: Harness, spark: SparkSession) -> None:
@@ -297,18 +313,8 @@ def test_killed_runs_over_a_multi_type_topic_load_every_record_once_and_the_audi
         ])  # fmt: skip
         n += 6
 
-    for i, point in enumerate(("after_table_ready", "after_staging", "after_manifest", "after_first_move")):
-        more(v2=i >= 2)  # the types evolve half way
-        done = cli_harness.run_cli(env={"LOADER_CRASH_AT": point})
-        assert done.returncode == -signal.SIGKILL, f"{point}: {done.returncode}\n{done.stderr[-2000:]}"
-    more(v2=True)
-    process = start_cli(cli_harness, {})
-    time.sleep(10.0)  # kill -9 from outside, wherever the run is
-    process.send_signal(signal.SIGKILL)
-    process.communicate(timeout=120)
-
-    final = cli_harness.run_cli()
-    assert final.returncode == 0, final.stderr[-3000:]
+    points = ("after_table_ready", "after_staging", "after_manifest", "after_first_move")
+    killed_runs(cli_harness, points, lambda i: more(v2=i >= 2), 10.0)  # the types evolve half way
     loaded = []
     for suffix in ("", "__click", "__view"):
         name = table(cli_harness, topic, suffix)

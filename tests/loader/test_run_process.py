@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pytest
@@ -49,6 +50,25 @@ def start_cli(harness: Harness, env: dict[str, str]) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+def killed_runs(
+    harness: Harness, points: Iterable[str], produce: Callable[[int], None], kill_after_s: float
+) -> None:
+    """Runs killed at each crash point (`produce(i)` before the i-th), then one more after `produce`
+    killed from outside after `kill_after_s`, wherever it is, then a run that completes."""
+    points = list(points)
+    for i, point in enumerate(points):
+        produce(i)
+        done = harness.run_cli(env={"LOADER_CRASH_AT": point})
+        assert done.returncode == -signal.SIGKILL, f"{point}: {done.returncode}\n{done.stderr[-2000:]}"
+    produce(len(points))
+    process = start_cli(harness, {})
+    time.sleep(kill_after_s)
+    process.send_signal(signal.SIGKILL)
+    process.communicate(timeout=120)
+    final = harness.run_cli()
+    assert final.returncode == 0, final.stderr[-3000:]
 
 
 def lock_file(harness: Harness) -> Path:
@@ -140,18 +160,9 @@ def test_killed_runs_over_a_transactional_topic_load_each_committed_record_once_
         )
         n += committed
 
-    for point in ("after_staging", "after_manifest", "after_first_move"):
-        produce(5, 3)
-        done = cli_harness.run_cli(env={"LOADER_CRASH_AT": point})
-        assert done.returncode == -signal.SIGKILL, f"{point}: {done.returncode}\n{done.stderr[-2000:]}"
-    produce(5, 3)
-    process = start_cli(cli_harness, {})
-    time.sleep(8.0)  # kill -9 from outside, wherever the run is
-    process.send_signal(signal.SIGKILL)
-    process.communicate(timeout=120)
-
-    final = cli_harness.run_cli()
-    assert final.returncode == 0, final.stderr[-3000:]
+    killed_runs(
+        cli_harness, ("after_staging", "after_manifest", "after_first_move"), lambda _: produce(5, 3), 8.0
+    )
     table = f"{cli_harness.database}.{topic.replace('.', '_').lower()}"
     loaded = cli_harness.query_cli(
         f"SELECT _kafka_partition AS p, _kafka_offset AS o, n, target FROM {table}"
