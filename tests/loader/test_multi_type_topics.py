@@ -265,6 +265,29 @@ def test_an_id_no_rule_places_is_quarantined_with_its_reason(harness: Harness, s
     assert not audit(harness.settings(), spark, "loader_quarantine").mismatches
 
 
+def test_an_event_types_table_that_is_another_topics_table_is_refused(
+    harness: Harness, spark: SparkSession
+) -> None:
+    typed = harness.kafka.create_topic(f"{harness.prefix}.coll")
+    other = harness.kafka.create_topic(f"{harness.prefix}.coll__x")  # its table: <prefix>_coll__x
+    produce(
+        harness, typed, [(event(harness, "X", [{"name": "n", "type": "long"}]), "record", numbered(0, 2))]
+    )
+    produce(harness, other, [(order(harness), "topic", numbered(0, 1))])
+
+    report = harness.run(spark)
+
+    refused, loaded = only(report, typed), only(report, other)
+    assert (refused.status, refused.records) == ("failed", 0)
+    assert refused.reason == (
+        f"{typed}: event type {harness.prefix}.shop.X maps to table '{harness.prefix}_coll__x', which topic "
+        f"{other} loads into; none of the topic is loaded. Rename the record or the topic, or exclude one of "
+        "the topics"
+    )
+    assert (loaded.status, loaded.records) == ("loaded", 1)
+    assert harness.run(spark).exit_code == 1  # refused again: its offsets did not move
+
+
 def spark_jobs(spark: SparkSession) -> int:
     return int(spark.sparkContext._jsc.sc().statusStore().jobsList(None).size())
 
