@@ -13,7 +13,9 @@ everything). Prints a Markdown table per scenario, with the ratios the targets a
 - curve: 10, 100 and 1,000 topics x 100 records (next run), and 1,000 topics of which 10 have new
   records against a deployment of only those 10;
 - backlog: one topic of `--backlog` records loaded by `loader run --until-caught-up` with default
-  settings: seconds, commits, and the driver JVM's peak resident memory.
+  settings: seconds, commits, and the driver JVM's peak resident memory;
+- multitype: a topic of two event types (RecordNameStrategy, a table each) against a topic of one type
+  holding the very same records (`--multitype-records` each), first run and next run.
 
 `--code-dir` measures another checkout's loader (e.g. the code before a change) with the same script,
 broker and registry, for before/after rows from one machine.
@@ -23,9 +25,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import io
 import json
 import os
+import random
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -37,18 +42,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import fastavro
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from loader_services import (
+    DISTINCT_EVENTS_PER_VERSION,
     REPO_ROOT,
+    VERSIONS,
     create_topics,
     encoded_events,
+    event,
+    http,
     kafka_broker,
     produce,
     register_versions,
     registry_server,
 )
 
-SCENARIOS = ("big", "keys", "many", "curve", "backlog")
+SCENARIOS = ("big", "keys", "many", "curve", "backlog", "multitype")
 
 
 @dataclass
@@ -331,6 +342,52 @@ def backlog(bench: Bench, records: int, partitions: int, *args: str) -> None:
     )
 
 
+def multitype(bench: Bench, records: int, partitions: int) -> None:
+    """A topic of two event types next to a topic of one type holding the very same record bodies: a
+    first run (the two types found by looking into the records, two tables created) and a next run over
+    as many new records (the types known). Each topic is loaded by runs of its own, one after the other."""
+    single, multi = "multitype_one", "multitype_two"
+    create_topics(bench.bootstrap, [single, multi, "multitype_warm_up"], partitions)
+    latest = VERSIONS[-1]
+    # Untimed: when this scenario runs first, the session's first run pays for warming the JVM up.
+    warm_up = register_versions(bench.registry_url, "multitype_warm_up")
+    produce(bench.bootstrap, "multitype_warm_up", encoded_events(warm_up, 100), 1_000)
+    bench.run_in_process("multitype_warm_up", "multitype_warm_up", 1_000)
+    single_id = http(
+        f"{bench.registry_url}/subjects/{single}-value/versions", {"schema": json.dumps(latest)}
+    )["id"]
+    type_ids = []
+    for name in ("Click", "View"):  # RecordNameStrategy subjects: `<record full name>`
+        schema = {**latest, "name": name}
+        subject = f"{bench.registry_url}/subjects/{schema['namespace']}.{name}/versions"
+        type_ids.append(http(subject, {"schema": json.dumps(schema)})["id"])
+    distinct = min(records, DISTINCT_EVENTS_PER_VERSION)
+    values = {single: encoded_latest([single_id], distinct), multi: encoded_latest(type_ids, distinct)}
+    for label in ("first run (tables created)", "next run"):
+        for topic in (single, multi):
+            produce(bench.bootstrap, topic, values[topic], records)
+        one = f"1 event type, {label}"
+        bench.add(
+            "multitype, in one process", Row(one, records, bench.run_in_process(single, single, records))
+        )
+        seconds = bench.run_in_process(multi, multi, records)
+        bench.add("multitype, in one process", Row(f"2 event types, {label}", records, seconds, one))
+
+
+def encoded_latest(schema_ids: list[int], count: int, seed: int = 13) -> list[bytes]:
+    """Values of the latest version, their schema ids taken in turn from `schema_ids`: the bodies are the
+    same whether the ids are one type's or several types' of the same fields."""
+    rng = random.Random(seed)
+    parsed = fastavro.parse_schema(VERSIONS[-1])
+    values = []
+    for i in range(count):
+        body = io.BytesIO()
+        body.write(b"\x00" + struct.pack(">I", schema_ids[i % len(schema_ids)]))
+        fastavro.schemaless_writer(body, parsed, event(3, rng))
+        values.append(body.getvalue())
+    return values
+
+
 def markdown(rows: list[Row]) -> str:
     by_name = {row.work: row for row in rows}
     lines = ["| work | records | seconds | records/s | ratio | |", "|---|---:|---:|---:|---|---|"]
@@ -364,6 +421,9 @@ def main() -> None:
     parser.add_argument("--active-topics", type=int, default=10)
     parser.add_argument("--backlog", type=int, default=10_000_000)
     parser.add_argument("--backlog-args", default="--until-caught-up", help="options of the backlog run")
+    parser.add_argument(
+        "--multitype-records", type=int, default=200_000, help="records of each multitype topic"
+    )
     args = parser.parse_args()
     chosen = [s.strip() for s in args.scenarios.split(",") if s.strip()]
     unknown = sorted(set(chosen) - set(SCENARIOS))
@@ -399,6 +459,8 @@ def main() -> None:
                         curve(bench, sizes, args.curve_records, args.active_topics)
                     elif scenario == "backlog":
                         backlog(bench, args.backlog, args.partitions, *args.backlog_args.split())
+                    elif scenario == "multitype":
+                        multitype(bench, args.multitype_records, args.partitions)
             finally:
                 spark.stop()
     finally:
