@@ -5,8 +5,12 @@ the grace period, and a maintain killed at any step leaves the table whole for t
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import subprocess
+import sys
+import textwrap
 import threading
 import time
 from datetime import UTC, datetime, timedelta
@@ -24,7 +28,9 @@ from loader.naming import table_name
 from loader.operations.maintain import COMPACTED_DIR, CRASH_POINTS, maintain
 from loader.report import EXIT_LOCKED
 from loader.tables import partition_location
-from tests.loader.harness import Harness, record_schema
+from tests.fixtures.hive_metastore import HiveMetastore
+from tests.infrastructure.test_hive_metastore_service import SESSION
+from tests.loader.harness import REPO_ROOT, Harness, record_schema
 
 pytestmark = pytest.mark.integration
 
@@ -249,3 +255,60 @@ def test_a_partition_that_cannot_be_read_is_reported_and_left_as_it_was(
     assert not any(records.glob("*")), "nothing is left pending"
     table_dir = harness.warehouse / f"{harness.database}.db" / table_name(topic)
     assert not any((table_dir / COMPACTED_DIR).rglob("*.orc")), "the half-written directory is removed"
+
+
+def test_another_application_reading_through_an_external_metastore_meanwhile_sees_every_row(
+    cli_harness: Harness, hive_metastore: HiveMetastore, tmp_path: Path
+) -> None:
+    topic = cli_harness.topic()
+    day = datetime.now(UTC) - timedelta(days=2)
+    produce_at(cli_harness, topic, 0, 24, day)
+    external = ("--metastore-uri", hive_metastore.uri, "--warehouse", hive_metastore.warehouse)
+    loaded = cli_harness.run_cli(*external, "--records-per-task", "3")
+    assert loaded.returncode == 0, loaded.stderr[-3000:]
+    table = f"{cli_harness.database}.{table_name(topic)}"
+    seen, stop = tmp_path / "seen.jsonl", tmp_path / "stop"
+    # Another Spark application, with its own JVM and metastore client, counting until told to stop.
+    body = f"""
+        import json, pathlib, time
+        seen, stop = pathlib.Path({str(seen)!r}), pathlib.Path({str(stop)!r})
+        query = ("SELECT count(*) AS c, coalesce(max(f LIKE '%/{COMPACTED_DIR}/%'), false) AS compacted "
+                 "FROM (SELECT input_file_name() AS f FROM {table})")
+        while True:
+            last = stop.exists()
+            spark.catalog.refreshTable({table!r})
+            row = spark.sql(query).first()
+            with seen.open("a") as out:
+                out.write(json.dumps([row["c"], row["compacted"]]) + "\\n")
+            if last:
+                break
+            time.sleep(0.2)
+        """
+    code = SESSION.format(warehouse=hive_metastore.warehouse, uri=hive_metastore.uri) + textwrap.dedent(body)
+    reader = subprocess.Popen(
+        [sys.executable, "-c", code], cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        deadline = time.monotonic() + 180
+        while not (seen.exists() and seen.read_text()):
+            assert reader.poll() is None, reader.communicate()[1][-3000:]
+            assert time.monotonic() < deadline, "the reader never counted"
+            time.sleep(0.5)
+        done = cli_harness.run_cli(
+            *external,
+            "--maintain-min-files",
+            "3",
+            command="maintain",
+            env={"LOADER_PAUSE_AT": "maintain_after_rewrite:5"},
+        )
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        assert "compacted" in done.stdout
+        time.sleep(3)
+    finally:
+        stop.touch()
+        _, err = reader.communicate(timeout=120)
+    assert reader.returncode == 0, err[-3000:]
+    counts = [json.loads(line) for line in seen.read_text().splitlines()]
+    assert {c for c, _ in counts} == {24}, "the other application saw a partial or doubled partition"
+    assert [compacted for _, compacted in counts][-1] is True, "it reads the compacted files in the end"
+    assert counts[0][1] is False
