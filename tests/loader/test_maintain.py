@@ -37,12 +37,14 @@ pytestmark = pytest.mark.integration
 EVENT = record_schema("Visit", [{"name": "n", "type": "long"}, {"name": "page", "type": "string"}])
 
 
-def produce_at(harness: Harness, topic: str, first: int, count: int, at: datetime) -> None:
+def produce_at(
+    harness: Harness, topic: str, first: int, count: int, at: datetime, schema: dict[str, Any] = EVENT
+) -> None:
     """Records n = first..first+count-1 with Kafka timestamp `at` (a closed hour or day, or now)."""
-    serialize = harness.serializer(topic, EVENT)
+    serialize = harness.serializer(topic, schema)
     producer = Producer({"bootstrap.servers": harness.kafka.bootstrap})
     for n in range(first, first + count):
-        value = serialize({"n": n, "page": f"/p/{n}"})
+        value = serialize({"n": n, "page": f"/p/{n}"} | ({"lang": f"l{n}"} if schema is not EVENT else {}))
         producer.produce(topic, value=value, partition=0, timestamp=int(at.timestamp() * 1000))
     assert producer.flush(30) == 0
 
@@ -227,6 +229,37 @@ def test_maintain_settings_out_of_range_are_a_usage_error(cli_harness: Harness) 
     refused = cli_harness.run_cli("--maintain-min-files", "0", command="maintain")
     assert refused.returncode == 2
     assert "maintain-min-files must be at least 1" in refused.stderr
+
+
+def test_rows_written_before_and_after_a_schema_change_read_the_same_after_compaction(
+    harness: Harness, spark: SparkSession
+) -> None:
+    """Old files lack the added column and hold the narrower type: the rewrite reads them through the
+    table, so their rows keep reading the field's default and the widened values."""
+    first = record_schema("Visit", [{"name": "n", "type": "int"}, {"name": "page", "type": "string"}])
+    second = record_schema(
+        "Visit",
+        [
+            {"name": "n", "type": "long"},
+            {"name": "page", "type": "string"},
+            {"name": "lang", "type": "string", "default": "en"},
+        ],
+    )
+    topic = harness.topic()
+    day = datetime.now(UTC) - timedelta(days=2)
+    for i, schema in enumerate([first, first, second, second]):
+        produce_at(harness, topic, i * 3, 3, day, schema)
+        assert harness.run(spark).exit_code == 0
+    table = f"{harness.database}.{table_name(topic)}"
+    query = f"SELECT _kafka_offset, n, page, lang, _schema_id FROM {table} ORDER BY _kafka_offset"
+    before = [tuple(r) for r in spark.sql(query).collect()]
+    assert [r[3] for r in before] == ["en"] * 6 + [f"l{n}" for n in range(6, 12)]
+
+    report = maintain(harness.settings(maintain_min_files=3), spark)
+
+    assert [(a.action, a.files_before, a.files_after) for a in report.actions] == [("compacted", 4, 1)]
+    spark.catalog.refreshTable(table)
+    assert [tuple(r) for r in spark.sql(query).collect()] == before
 
 
 def test_a_partition_that_cannot_be_read_is_reported_and_left_as_it_was(
