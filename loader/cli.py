@@ -1,4 +1,5 @@
-"""Command line of the loader: `loader run` (from cron), `loader status`, `loader audit` and `loader unlock`.
+"""Command line of the loader: `loader run` (from cron), `loader status`, `loader audit`, `loader maintain`
+and `loader unlock`.
 
 Settings come from flags, then `LOADER_<NAME>` environment variables, then the `--config` TOML file;
 there is no per-topic setting at all.
@@ -14,6 +15,7 @@ import click
 from rich.console import Console
 
 from loader.config import LoaderSettings, read_config_file
+from loader.lock import LockHeld, RunLock
 from loader.report import EXIT_LOCKED
 from loader.security_settings import security_options, take_security
 
@@ -32,6 +34,19 @@ def _settings(config: Path | None, **flags: Any) -> LoaderSettings:
         ).validate()
     except (TypeError, ValueError) as exc:
         raise click.UsageError(str(exc)) from exc
+
+
+def _local_lock_or_exit(settings: LoaderSettings, console: Console) -> RunLock:
+    """Takes a local run lock before Spark starts, so a command started beside a run exits at once with
+    status 75; a lock on HDFS or an object store is taken later, through Spark's Hadoop file system."""
+    lock = RunLock(settings.state_location)
+    if lock.is_local:
+        try:
+            lock.acquire()
+        except LockHeld as held:
+            console.print(f"[yellow]not started:[/] {held}")
+            sys.exit(EXIT_LOCKED)
+    return lock
 
 
 def common_options(command: Any) -> Any:
@@ -127,19 +142,12 @@ def run(config: Path | None, report_json: Path | None, **flags: Any) -> None:
     """
     settings = _settings(config, **flags)
     console = Console(stderr=True, soft_wrap=True)  # messages name paths: never cut them
-    from loader.lock import LockHeld, RunLock
     from loader.spark_session import legacy_metastore_notice
 
     if not settings.metastore_uri and (notice := legacy_metastore_notice(settings.warehouse)):
         console.print(f"[yellow]note:[/] {notice}")
 
-    lock = RunLock(settings.state_location)
-    if lock.is_local:
-        try:
-            lock.acquire()
-        except LockHeld as held:
-            console.print(f"[yellow]not started:[/] {held}")
-            sys.exit(EXIT_LOCKED)
+    lock = _local_lock_or_exit(settings, console)
     from loader import job
 
     spark = job.spark_for(settings)
@@ -202,6 +210,50 @@ def audit(config: Path | None, report_json: Path | None, **flags: Any) -> None:
     sys.exit(1 if report.mismatches else 0)
 
 
+# `loader maintain`'s own settings: (name, type, help); each also LOADER_<NAME> and a config file key.
+MAINTAIN_SETTINGS = [
+    ("maintain-min-age-minutes", float, "A partition is closed this long after its day or hour ended (60)."),
+    ("maintain-min-files", int, "Compact a closed partition with more than this many small files (10)."),
+    ("maintain-small-file-mb", int, "A file under this size is small (32)."),
+    ("maintain-target-file-mb", int, "Size of the files a compaction writes (128)."),
+    ("maintain-grace-minutes", float, "Replaced files are removed by a maintain run this long after (60)."),
+]
+
+
+def maintain_options(command: Any) -> Any:
+    for name, kind, text in reversed(MAINTAIN_SETTINGS):
+        envvar = "LOADER_" + name.upper().replace("-", "_")
+        command = click.option(f"--{name}", type=kind, envvar=envvar, help=text)(command)
+    return command
+
+
+@main.command()
+@common_options
+@maintain_options
+def maintain(config: Path | None, **flags: Any) -> None:
+    """Compact the small files of closed time partitions; remove files replaced a grace period ago.
+
+    Holds the run lock: never runs beside a load. Exit status: 0 done; 1 a partition could not be
+    compacted (it is left as it was); 2 usage; 75 a loader run holds the lock.
+    """
+    settings = _settings(config, **flags)
+    console = Console(stderr=True, soft_wrap=True)  # messages name paths: never cut them
+    lock = _local_lock_or_exit(settings, console)
+    from loader import job
+    from loader.operations import maintain as maintenance
+
+    spark = job.spark_for(settings)
+    try:
+        report = maintenance.maintain(settings, spark, lock)
+    finally:
+        spark.stop()
+    if report.exit_code == EXIT_LOCKED:
+        console.print(f"[yellow]not started:[/] {report.error}")
+        sys.exit(EXIT_LOCKED)
+    maintenance.render(report, Console(width=None if sys.stdout.isatty() else 200))
+    sys.exit(report.exit_code)
+
+
 @main.command()
 @common_options
 @click.option("--yes", is_flag=True, help="Remove a lock whose run's host cannot be checked without asking.")
@@ -218,7 +270,7 @@ def unlock(config: Path | None, yes: bool, **flags: Any) -> None:
     console = Console(stderr=True, soft_wrap=True)  # messages name paths: never cut them
     import socket
 
-    from loader.lock import LockHeld, RunLock, Unlock, unlock_decision
+    from loader.lock import Unlock, unlock_decision
 
     lock = RunLock(settings.state_location)
     if lock.is_local:

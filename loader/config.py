@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass, field, fields, replace
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from loader.kafka_security import KafkaSecurity
+from loader.operations.compaction_plan import CompactionPolicy
 from loader.security_settings import CONFIG_KEYS as SECURITY_KEYS
 from loader.tables import Granularity
 from registry.client_settings import RegistryClientSettings
@@ -37,6 +39,15 @@ class LoaderSettings:
     accept_cluster: str | None = None  # a Kafka cluster id the saved offsets may continue on
     spark_master: str | None = None
     metadata_timeout_s: float = 30.0  # how long Kafka and the registry may take to answer a question
+    # `loader maintain` (see `loader.operations`): a closed partition (its time span ended at least
+    # `maintain_min_age_minutes` ago) of more than `maintain_min_files` files under
+    # `maintain_small_file_mb` is rewritten into files of about `maintain_target_file_mb`; the files it
+    # replaced are removed by a run at least `maintain_grace_minutes` after the switch.
+    maintain_min_age_minutes: float = 60.0
+    maintain_min_files: int = 10
+    maintain_small_file_mb: int = 32
+    maintain_target_file_mb: int = 128
+    maintain_grace_minutes: float = 60.0
     # How every Kafka client and the registry client authenticate and verify (see loader.security_settings).
     kafka_security: KafkaSecurity = field(default_factory=KafkaSecurity)
     registry_access: RegistryClientSettings = field(default_factory=RegistryClientSettings)
@@ -63,12 +74,27 @@ class LoaderSettings:
             )
         if not 0 <= self.max_bad_ratio <= 1:
             raise ValueError("the bad-record ratio must be between 0 and 1")
+        self.compaction_policy()  # raises for maintenance settings out of range
+        if self.maintain_grace_minutes < 0:
+            raise ValueError("maintain-grace-minutes must not be negative")
         self.kafka_security.validate()
         self.registry_access.session(self.registry_url, self.kafka_security.sasl_login)  # checks its files
         # Local paths are made absolute against the directory the loader was started from: Spark's JVM
         # runs elsewhere (see `loader.spark_session`) and would read a relative path against its own.
         state_dir = absolute_if_local(self.state_dir) if self.state_dir else None
         return replace(self, warehouse=absolute_if_local(self.warehouse), state_dir=state_dir)
+
+    def compaction_policy(self) -> CompactionPolicy:
+        return CompactionPolicy(
+            min_files=self.maintain_min_files,
+            small_file_bytes=self.maintain_small_file_mb * 1024 * 1024,
+            target_file_bytes=self.maintain_target_file_mb * 1024 * 1024,
+            min_age=timedelta(minutes=self.maintain_min_age_minutes),
+        ).validate()
+
+    @property
+    def maintain_grace(self) -> timedelta:
+        return timedelta(minutes=self.maintain_grace_minutes)
 
 
 def absolute_if_local(location: str) -> str:

@@ -10,6 +10,7 @@ the biggest cost of a run over many quiet-ish topics.
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Callable
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
@@ -28,9 +29,13 @@ def stage_rows(
     granularity: Granularity,
     run_id: str,
     timestamp_column: str = "_kafka_timestamp",
+    moved_partitions: Callable[[list[str]], dict[str, str]] = lambda directories: {},
 ) -> StagedTable:
     """Writes the rows as ORC files under `directory`, partitioned like the table; names each file's
-    final place in the table and the partitions the table does not have yet."""
+    final place in the table and the partitions the table does not have yet.
+
+    `moved_partitions` says which of the partition directories written have their partition elsewhere
+    (see `TableCatalog.moved_partitions`): files of those go to the partition's location."""
     staging_fs, table_fs = store.file_system(directory), store.file_system(location)
     if staging_fs != table_fs:
         # Checked before anything is written: after the commit point a move that cannot happen would
@@ -45,7 +50,17 @@ def stage_rows(
         directory
     )
     files = store.list_files(directory)
-    moves = [(f, final_file_name(f, directory, location, run_id)) for f in files]
     directories = sorted({posixpath.dirname(relative_to(f, directory)) for f in files})
-    new = [d for d in directories if not store.exists(posixpath.join(location.rstrip("/"), d))]
+    moved = moved_partitions(directories)
+    moves = []
+    for f in files:
+        relative = relative_to(f, directory)
+        partition_dir = moved.get(posixpath.dirname(relative))
+        if partition_dir is None:
+            moves.append((f, final_file_name(f, directory, location, run_id)))
+        else:
+            moves.append((f, posixpath.join(partition_dir, f"{run_id}-{posixpath.basename(relative)}")))
+    new = [
+        d for d in directories if d not in moved and not store.exists(posixpath.join(location.rstrip("/"), d))
+    ]
     return StagedTable(table, moves, [partition_spec(d) for d in new])

@@ -4,6 +4,7 @@ HDFS or an object store: whatever the warehouse lives on."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from pyspark.sql import SparkSession
 
@@ -56,15 +57,25 @@ class StateStore:
 
     def list_files(self, location: str) -> list[str]:
         """Every data file below `location`, recursively (Spark's `_SUCCESS` and hidden files left out)."""
+        return [path for path, _ in self.file_sizes(location)]
+
+    def file_sizes(self, location: str) -> list[tuple[str, int]]:
+        """(path, bytes) of every data file below `location`, as `list_files` finds them."""
         if not self.exists(location):
             return []
         found = []
         iterator = self._fs_for(location).listFiles(self._p(location), True)
         while iterator.hasNext():
-            path = iterator.next().getPath()
+            status = iterator.next()
+            path = status.getPath()
             if not path.getName().startswith(("_", ".")):
-                found.append(str(path.toString()))
+                found.append((str(path.toString()), int(status.getLen())))
         return sorted(found)
+
+    def modified_at(self, location: str) -> datetime:
+        """When the file or directory was last modified, as its file system says (UTC)."""
+        millis = self._fs_for(location).getFileStatus(self._p(location)).getModificationTime()
+        return datetime.fromtimestamp(millis / 1000, UTC)
 
     def read_text(self, location: str) -> str:
         stream = self._fs_for(location).open(self._p(location))

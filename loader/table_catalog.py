@@ -18,16 +18,25 @@ from dataclasses import dataclass
 from pyspark.sql import SparkSession
 from pyspark.sql.types import StructType
 
+from loader.commit_protocol import partition_spec
 from loader.state_store import StateStore
 from loader.table_alter import replace_data_columns
 from loader.table_evolution import plan_evolution
-from loader.tables import TABLE_FORMAT, Granularity, TableState, partition_columns
+from loader.tables import (
+    RELOCATED_PROPERTY,
+    TABLE_FORMAT,
+    Granularity,
+    TableState,
+    partition_columns,
+    partition_location,
+)
 
 
 @dataclass(frozen=True)
 class KnownTable:
     data_schema: StructType  # the data columns (partition columns left out)
     location: str  # qualified (`file:/x`, `hdfs://nn:8020/x`)
+    relocated: bool = False  # `loader maintain` may have pointed partitions elsewhere (RELOCATED_PROPERTY)
 
 
 class TableCatalog:
@@ -55,7 +64,23 @@ class TableCatalog:
         self._tables[str(table.identifier().table())] = KnownTable(
             StructType.fromJson(json.loads(table.dataSchema().json())),
             self.store.qualified(str(location.get().toString())) if location.isDefined() else "",
+            bool(table.properties().contains(RELOCATED_PROPERTY)),
         )
+
+    def moved_partitions(self, table: str, directories: list[str]) -> dict[str, str]:
+        """Of the partition directories (`dt=.../hour=...`) a run writes into, those whose partition the
+        metastore has somewhere else (compacted by `loader maintain`), with that location: the run's
+        files must go where readers look. No metastore call for a table maintain never relocated. Call
+        with `lock` held."""
+        known = self._known(table)
+        if known is None or not known.relocated:
+            return {}
+        moved = {}
+        for directory in directories:
+            found = partition_location(self.spark, f"{self.database}.{table}", partition_spec(directory))
+            if found is not None and self.store.qualified(found) != f"{known.location}/{directory}":
+                moved[directory] = self.store.qualified(found)
+        return moved
 
     def locations(self) -> dict[str, str]:
         """Where each known table's files are (tables that do not exist yet left out)."""

@@ -16,6 +16,9 @@ from loader.table_evolution import ColumnChange
 
 Granularity = Literal["day", "hour"]
 TABLE_FORMAT = "orc"
+# Set on a table before `loader maintain` first points one of its partitions at a directory other than
+# `<table>/dt=...`: a run that adds files to such a table asks the metastore where the partitions are.
+RELOCATED_PROPERTY = "loader.partitions-relocated"
 
 
 def partition_columns(granularity: Granularity) -> list[str]:
@@ -100,6 +103,18 @@ def add_partitions(spark: SparkSession, qualified_name: str, partitions: list[di
             )
         )
     catalog.createPartitions(database, table, to_seq(created), True)
+
+
+def partition_location(spark: SparkSession, qualified_name: str, spec: dict[str, str]) -> str | None:
+    """Where the metastore's partition `spec` of the table is; None when it has no such partition."""
+    database, _, table = qualified_name.partition(".")
+    catalog = spark._jsparkSession.sessionState().catalog().externalCatalog()
+    to_map = spark._jvm.org.apache.spark.api.python.PythonUtils.toScalaMap
+    found = catalog.getPartitionOption(database, table, to_map(spec))
+    if found.isEmpty():
+        return None
+    location = found.get().storage().locationUri()
+    return str(location.get().toString()) if location.isDefined() else None
 
 
 def forget_cached_tables(spark: SparkSession) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import reduce
 
@@ -266,7 +267,16 @@ def _write(
         directory = _staging_directory(run, target.table)
         granularity = settings.partition_granularity
         staged.append(
-            stage_rows(run.log.store, directory, qualified, state.location, rows, granularity, run.run_id)
+            stage_rows(
+                run.log.store,
+                directory,
+                qualified,
+                state.location,
+                rows,
+                granularity,
+                run.run_id,
+                moved_partitions=_moved_partitions(run, target.table),
+            )
         )
         report.tables[qualified] = int(written.get["rows"])
     counts = read.counts()
@@ -335,7 +345,16 @@ def _stage_quarantine(
         settings.partition_granularity,
         run.run_id,
         "timestamp",
+        _moved_partitions(run, QUARANTINE_TABLE),
     )
+
+
+def _moved_partitions(run: RunContext, table: str) -> Callable[[list[str]], dict[str, str]]:
+    def moved(directories: list[str]) -> dict[str, str]:
+        with run.catalog.lock:
+            return run.catalog.moved_partitions(table, directories)
+
+    return moved
 
 
 def _multi_type_bad_rows(

@@ -65,3 +65,39 @@ def test_invalid_values_are_refused(override: dict, message: str) -> None:
         LoaderSettings(**{**base, **override}).validate()
     with pytest.raises(click.UsageError, match=message):
         _settings(None, **{**base, **override})
+
+
+def test_maintenance_settings_come_from_the_file_and_become_the_compaction_policy(tmp_path: Path) -> None:
+    config = tmp_path / "loader.toml"
+    config.write_text(
+        '[loader]\nbootstrap-servers = "k:9092"\nregistry-url = "http://r"\nwarehouse = "/w"\n'
+        "maintain-min-files = 4\nmaintain-small-file-mb = 8\nmaintain-target-file-mb = 256\n"
+        "maintain-min-age-minutes = 30\nmaintain-grace-minutes = 0\n"
+    )
+    settings = _settings(config)
+    policy = settings.compaction_policy()
+    assert (policy.min_files, policy.small_file_bytes, policy.target_file_bytes) == (4, 8 << 20, 256 << 20)
+    assert (policy.min_age.total_seconds(), settings.maintain_grace.total_seconds()) == (1800, 0)
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("maintain-grace-minutes", "-1", "maintain-grace-minutes must not be negative"),
+        ("maintain-min-age-minutes", "-5", "maintain-min-age-minutes must not be negative"),
+        (
+            "maintain-target-file-mb",
+            "0",
+            "maintain-small-file-mb and maintain-target-file-mb must be at least 1",
+        ),
+    ],
+)
+def test_maintenance_settings_out_of_range_are_usage_errors(
+    tmp_path: Path, key: str, value: str, message: str
+) -> None:
+    config = tmp_path / "loader.toml"
+    config.write_text(
+        f'bootstrap-servers = "k:9092"\nregistry-url = "http://r"\nwarehouse = "/w"\n{key} = {value}\n'
+    )
+    with pytest.raises(click.UsageError, match=message):
+        _settings(config)

@@ -1,0 +1,1 @@
+"""What an operator runs beside the load: table maintenance (`loader maintain`)."""

@@ -1,0 +1,268 @@
+"""`loader maintain`: compacts the small files that every run adds to a time partition, once the
+partition is closed, without readers ever seeing a partial or doubled partition.
+
+A Hive ORC partition is compacted by writing its rows into a new directory
+(`<table>/_compacted/<maintain run id>/dt=.../hour=...`) and then pointing the metastore's partition
+there, all of a table's compacted partitions in one request: a query plans with the old directory or the
+new one. The old files stay for `maintain-grace-minutes`, for queries that listed them before the switch,
+and a later maintain run removes them. Each compaction is recorded in the state directory before its
+directory is written (`loader.operations.relocation_record`), so a run killed anywhere leaves nothing a
+reader sees and nothing a later run cannot finish or undo.
+
+Maintain holds the run lock throughout: a load never runs beside it (one started meanwhile exits 75, as
+beside another load), and it first completes a load's committed manifest that a kill left unapplied, so
+that every file of a committed run is in its partition before that partition is rewritten.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from py4j.protocol import Py4JJavaError
+from pyspark.sql import SparkSession
+from rich.console import Console
+from rich.table import Table
+
+from loader.commit_protocol import CommitLog
+from loader.config import LoaderSettings
+from loader.fault_injection import crash_point
+from loader.lock import LockHeld, RunLock
+from loader.operations.compaction_plan import Cleanup, Compaction, cleanup_decision, plan_compactions
+from loader.operations.hive_partitions import (
+    HiveTable,
+    current_location,
+    list_partitions,
+    loader_tables,
+    mark_relocated,
+    rewrite_partition,
+    switch_locations,
+)
+from loader.operations.relocation_record import Relocation, RelocationLog
+from loader.report import EXIT_FAILED, EXIT_LOCKED
+from loader.state_store import StateStore
+from loader.tables import add_partitions, forget_cached_tables
+from loader.warehouse_layout import WarehouseMismatch, check_layout
+
+COMPACTED_DIR = "_compacted"  # under a table's directory; `_` keeps it out of every reader's listing
+# Where tests kill `loader maintain` (LOADER_CRASH_AT), besides anywhere by time.
+CRASH_POINTS = ("maintain_after_record", "maintain_after_rewrite", "maintain_after_switch")
+
+
+@dataclass(frozen=True)
+class PartitionAction:
+    table: str
+    partition: str
+    action: str
+    files_before: int = 0
+    files_after: int = 0
+    rows: int = 0
+    detail: str = ""
+
+
+@dataclass
+class MaintainReport:
+    run_id: str
+    database: str
+    actions: list[PartitionAction] = field(default_factory=list)
+    error: str | None = None
+    locked: bool = False  # another run held the lock: nothing was done
+    seconds: float = 0.0
+
+    @property
+    def exit_code(self) -> int:
+        if self.locked:
+            return EXIT_LOCKED
+        if self.error or any(a.action == "failed" for a in self.actions):
+            return EXIT_FAILED
+        return 0
+
+
+def maintain(
+    settings: LoaderSettings,
+    spark: SparkSession,
+    lock: RunLock | None = None,
+    now: datetime | None = None,
+) -> MaintainReport:
+    """Runs maintenance once under the run lock (`lock` may come already held; it is released here).
+    Never raises for a partition's trouble, which goes into the report."""
+    started = time.monotonic()
+    now = now or datetime.now(UTC)
+    report = MaintainReport(now.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8], settings.database)
+    store = StateStore(spark, settings.state_location)
+    lock = lock or RunLock(settings.state_location, store)
+    lock.store = store
+    try:
+        if not lock.held:
+            lock.acquire()
+        _maintain(settings, spark, store, report, now)
+    except LockHeld as held:
+        report.error, report.locked = str(held), True
+    except WarehouseMismatch as exc:
+        report.error = str(exc)
+    except Exception as exc:  # what was switched stays switched; the records say what is left to do
+        report.error = f"maintenance stopped: {type(exc).__name__}: {_first_line(exc, 500)}"
+    finally:
+        lock.release()
+        forget_cached_tables(spark)
+        report.seconds = round(time.monotonic() - started, 2)
+    return report
+
+
+def _maintain(
+    settings: LoaderSettings, spark: SparkSession, store: StateStore, report: MaintainReport, now: datetime
+) -> None:
+    check_layout(spark, store, settings.warehouse, settings.database)  # never touch another lake's tables
+    CommitLog(store, add_partitions=lambda table, specs: add_partitions(spark, table, specs)).recover()
+    forget_cached_tables(spark)
+    pending = _finish_earlier_runs(spark, store, report, now, settings)
+    policy = settings.compaction_policy()
+    for table in loader_tables(spark, store, settings.database):
+        partitions = list_partitions(spark, store, settings.database, table)
+        _sweep_orphans(store, table, [p.location for p in partitions], pending, now, settings)
+        planned = plan_compactions(partitions, policy, now)
+        _compact(spark, store, settings.database, table, planned, report, now)
+
+
+def _finish_earlier_runs(
+    spark: SparkSession, store: StateStore, report: MaintainReport, now: datetime, settings: LoaderSettings
+) -> list[Relocation]:
+    """Completes or undoes what earlier runs recorded; returns the relocations still waiting."""
+    waiting = []
+    log = RelocationLog(store)
+    for relocation in log.read_all():
+        where = current_location(spark, store, relocation.table, relocation.spec)
+        decision = cleanup_decision(relocation, where, now, settings.maintain_grace)
+        partition = _describe(relocation.spec)
+        if decision is Cleanup.CONFIRM_SWITCH:
+            waiting.append(log.confirm(relocation, now))
+        elif decision is Cleanup.WAIT:
+            waiting.append(relocation)
+        elif decision is Cleanup.DROP_NEW:
+            store.delete(relocation.new_location)
+            log.remove(relocation)
+        else:
+            for old in relocation.old_files:
+                store.delete(old, recursive=False)
+            if not store.list(relocation.old_location):
+                store.delete(relocation.old_location)
+            log.remove(relocation)
+        action = {
+            Cleanup.CONFIRM_SWITCH: "switch confirmed",
+            Cleanup.WAIT: "old files kept",
+            Cleanup.DROP_NEW: "unfinished compaction removed",
+            Cleanup.REMOVE_OLD: "old files removed",
+        }[decision]
+        report.actions.append(PartitionAction(relocation.table, partition, action, detail=decision.value))
+    return waiting
+
+
+def _sweep_orphans(
+    store: StateStore,
+    table: HiveTable,
+    locations: list[str],
+    pending: list[Relocation],
+    now: datetime,
+    settings: LoaderSettings,
+) -> None:
+    """Removes a maintain run's directory under `<table>/_compacted/` that no partition points into and
+    no record names, once it is older than the grace period (what is left when records were lost)."""
+    root = f"{table.location}/{COMPACTED_DIR}"
+    named = [r.new_location for r in pending]
+    for directory in store.list(root):
+        inside = [p for p in [*locations, *named] if p.startswith(directory.rstrip("/") + "/")]
+        if inside:
+            continue
+        modified = store.modified_at(directory)
+        if now - modified >= settings.maintain_grace:
+            store.delete(directory)
+
+
+def _compact(
+    spark: SparkSession,
+    store: StateStore,
+    database: str,
+    table: HiveTable,
+    compactions: list[Compaction],
+    report: MaintainReport,
+    now: datetime,
+) -> None:
+    """Rewrites each planned partition into a new directory, then switches them all in one request."""
+    qualified = f"{database}.{table.name}"
+    log = RelocationLog(store)
+    done: list[tuple[Relocation, Compaction, int]] = []
+    for i, compaction in enumerate(compactions):
+        partition = compaction.partition
+        relative = _describe(partition.spec)
+        relocation = Relocation(
+            id=f"{report.run_id}-{table.name}-{i:04d}",
+            table=qualified,
+            spec=partition.spec,
+            old_location=partition.location,
+            old_files=[f.path for f in partition.files],
+            new_location=f"{table.location}/{COMPACTED_DIR}/{report.run_id}/{relative}",
+            created_at=now,
+        )
+        log.write(relocation)
+        crash_point("maintain_after_record")
+        try:
+            rows = rewrite_partition(
+                spark, database, table, partition.spec, relocation.new_location, compaction.output_files
+            )
+        except Exception as exc:  # never pointed to: removed now, the partition stays as it was
+            store.delete(relocation.new_location)
+            log.remove(relocation)
+            reason = _first_line(exc, 300) or type(exc).__name__
+            report.actions.append(
+                PartitionAction(qualified, relative, "failed", compaction.input_files, detail=reason)
+            )
+            continue
+        done.append((relocation, compaction, rows))
+    if not done:
+        return
+    crash_point("maintain_after_rewrite")
+    mark_relocated(spark, database, table)
+    switch_locations(spark, database, table.name, [(r.spec, r.new_location) for r, _, _ in done])
+    crash_point("maintain_after_switch")
+    for relocation, compaction, rows in done:
+        log.confirm(relocation, now)
+        written = len(store.list_files(relocation.new_location))
+        report.actions.append(
+            PartitionAction(
+                qualified, _describe(relocation.spec), "compacted", compaction.input_files, written, rows
+            )
+        )
+
+
+def _first_line(exc: Exception, limit: int) -> str:
+    """The first line of what went wrong; for an error in Spark's JVM, of its innermost cause (a
+    malformed file names itself there, while the outer error says only which call failed)."""
+    text = str(exc)
+    if isinstance(exc, Py4JJavaError):
+        cause = exc.java_exception
+        while cause is not None:
+            text = str(cause.getMessage() or text)
+            cause = cause.getCause()
+    return (text.splitlines() or [""])[0][:limit]
+
+
+def _describe(spec: dict[str, str]) -> str:
+    return "/".join(f"{k}={v}" for k, v in spec.items())
+
+
+def render(report: MaintainReport, console: Console) -> None:
+    verdict = "[green]done[/]" if report.exit_code == 0 else "[bold red]not all done[/]"
+    table = Table(title=f"loader maintain of database {report.database}: {verdict}", title_justify="left")
+    numbers = ("files before", "files after", "rows")
+    for column in ("table", "partition", "action", *numbers, "detail"):
+        table.add_column(column, justify="right" if column in numbers else "left")
+    for a in report.actions:
+        counts = (
+            [str(a.files_before), str(a.files_after), str(a.rows)] if a.action == "compacted" else [""] * 3
+        )
+        table.add_row(a.table, a.partition, a.action, *counts, a.detail)
+    console.print(table)
+    if report.error:
+        console.print(f"[bold red]error:[/] {report.error}")
