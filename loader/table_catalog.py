@@ -116,8 +116,8 @@ class TableCatalog:
         return TableState("unchanged", known.location)
 
     def _create(self, qualified: str, data_schema: StructType, granularity: Granularity) -> None:
-        """DDL, not `saveAsTable` of an empty frame: no Spark job, no file write, no statistics update, about
-        a fifth of the time per table (see benchmarks/README.md). The columns' metadata that DDL cannot
+        """DDL, not `saveAsTable` of an empty frame: no Spark job, no file write, no statistics update: less
+        than half the time per table (see benchmarks/README.md). The columns' metadata that DDL cannot
         say (Avro defaults as existence defaults) is set in one more metastore call."""
         database, _, table = qualified.partition(".")
         partitions = partition_columns(granularity)
