@@ -35,7 +35,7 @@ from loader.naming import table_names
 from loader.planning import OffsetRange, plan_ranges
 from loader.registry_client import RegistryClient, RegistryUnavailable, SubjectSchemas
 from loader.report import EXIT_BAD_RECORDS, EXIT_FAILED, EXIT_LOCKED, RunReport, TopicReport
-from loader.spark_session import SparkSettings, build_spark_session
+from loader.spark_session import SparkSettings, build_spark_session, iceberg_conf, iceberg_jars
 from loader.state_store import StateStore
 from loader.table_catalog import TableCatalog
 from loader.tables import add_partitions, forget_cached_tables
@@ -46,6 +46,10 @@ __all__ = ["QUARANTINE_TABLE", "run", "run_until_caught_up", "spark_for"]
 
 
 def spark_for(settings: LoaderSettings) -> SparkSession:
+    iceberg: dict[str, str] = {}
+    jars: list[str] = []
+    if settings.table_format == "iceberg":  # a Hive lake's session loads nothing of Iceberg
+        iceberg, jars = iceberg_conf(settings.iceberg_catalog, settings.warehouse), iceberg_jars()
     spark = build_spark_session(
         SparkSettings(
             warehouse_dir=settings.warehouse,
@@ -58,7 +62,9 @@ def spark_for(settings: LoaderSettings) -> SparkSession:
                 # Topics' jobs share the executors fairly (see `_run_passes`), instead of first come,
                 # first served.
                 "spark.scheduler.mode": "FAIR",
+                **iceberg,
             },
+            extra_jars=tuple(jars),
         )
     )
     spark.sparkContext.setLogLevel("ERROR")
