@@ -27,6 +27,9 @@ from loader.config import LoaderSettings
 from loader.event_lookup import SchemaLookup, schemas_signature
 from loader.event_types import event_table, topic_record_subjects
 from loader.fault_injection import crash_point
+from loader.formats import TableFormat
+from loader.formats.hive import HiveFormat
+from loader.formats.iceberg import IcebergFormat
 from loader.kafka_access import KafkaRefused, java_refusal, require_read_access
 from loader.kafka_identity import ClusterChanged, cluster_change, comparable_topic_ids
 from loader.kafka_metadata import KafkaUnavailable, compacted_topics, list_topics, topic_ids, watermarks
@@ -256,7 +259,14 @@ def _load(
         looked = last.looked_at.get(topic, {})
         work.append(
             TopicWork(
-                topic, names[topic], value, keys_of[topic], ranges, event_types=dict(known), looked_at=looked
+                topic,
+                names[topic],
+                value,
+                keys_of[topic],
+                ranges,
+                event_types=dict(known),
+                looked_at=looked,
+                topic_id=ids.get(topic),
             )
         )
     catalog = TableCatalog(spark, store, settings.database)
@@ -274,8 +284,18 @@ def _load(
         work = [TopicWork(**{**w.__dict__, "skip_tombstones": w.topic not in compacted}) for w in work]
 
     claims = {table: f"topic {topic}" for topic, table in names.items()}
+    tables = table_format(settings, spark, catalog, store, report.run_id)
     context = RunContext(
-        settings, spark, log, report.run_id, catalog, registry, lookup, claims, registry_lock=registry_lock
+        settings,
+        spark,
+        log,
+        report.run_id,
+        catalog,
+        tables,
+        registry,
+        lookup,
+        claims,
+        registry_lock=registry_lock,
     )
     staged = _run_passes(context, work, reports, console)
     report.topics = [reports[t] for t in sorted(reports)]
@@ -287,6 +307,14 @@ def _load(
         log, last, report, staged, plan.ranges, work, ids, signatures, kafka.cluster_id, context.looked_at
     )
     forget_cached_tables(spark)
+
+
+def table_format(
+    settings: LoaderSettings, spark: SparkSession, catalog: TableCatalog, store: StateStore, run_id: str
+) -> TableFormat:
+    if settings.table_format == "iceberg":
+        return IcebergFormat(spark, settings.database, settings.partition_granularity)
+    return HiveFormat(catalog, store, settings.partition_granularity, run_id)
 
 
 def _describe_ranges(report: TopicReport, ranges: list[OffsetRange]) -> None:

@@ -104,6 +104,9 @@ def iceberg_conf(catalog: str, warehouse: str) -> dict[str, str]:
         conf[f"{prefix}.hadoop.iceberg.engine.hive.lock-enabled"] = "false"
         # Iceberg's own metastore client pools connections like Spark's (BoneCP is not on the classpath).
         conf[f"{prefix}.hadoop.datanucleus.connectionPoolingType"] = "DBCP"
+        # An embedded metastore that Spark's client made records no schema version; Spark's client does not
+        # verify it, and Iceberg's must not either (an external metastore verifies on its own side).
+        conf[f"{prefix}.hadoop.hive.metastore.schema.verification"] = "false"
     return conf
 
 
