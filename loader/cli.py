@@ -80,6 +80,18 @@ def common_options(command: Any) -> Any:
             help="Default local[2]; spark-submit sets its own.",
         ),
         click.option(
+            "--table-format",
+            type=click.Choice(["hive", "iceberg"]),
+            envvar="LOADER_TABLE_FORMAT",
+            help="Hive ORC tables (default) or Apache Iceberg tables.",
+        ),
+        click.option(
+            "--iceberg-catalog",
+            type=click.Choice(["hive", "hadoop"]),
+            envvar="LOADER_ICEBERG_CATALOG",
+            help="Iceberg tables in the metastore (hive, default) or in the warehouse alone (hadoop).",
+        ),
+        click.option(
             "--metadata-timeout-s",
             type=float,
             envvar="LOADER_METADATA_TIMEOUT_S",

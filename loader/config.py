@@ -7,11 +7,12 @@ import tomllib
 from dataclasses import dataclass, field, fields, replace
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from loader.kafka_security import KafkaSecurity
 from loader.operations.compaction_plan import CompactionPolicy
 from loader.security_settings import CONFIG_KEYS as SECURITY_KEYS
+from loader.spark_session import ICEBERG_CATALOGS
 from loader.tables import Granularity
 from registry.client_settings import RegistryClientSettings
 
@@ -27,6 +28,10 @@ class LoaderSettings:
     include_topics: str | None = None  # regular expressions over whole topic names
     exclude_topics: str | None = None
     partition_granularity: Granularity = "hour"
+    # How tables are stored and committed (see docs/loader.md, "Table formats"): Hive ORC tables committed
+    # by the loader's manifest and file moves, or Apache Iceberg tables committed by Iceberg.
+    table_format: Literal["hive", "iceberg"] = "hive"
+    iceberg_catalog: Literal["hive", "hadoop"] = "hive"  # Iceberg's catalog: the metastore, or none
     records_per_task: int = 500_000
     # A run reads at most this many offsets of each partition (a first run over days of backlog commits in
     # steps of minutes; `until_caught_up` runs again until nothing is left).
@@ -61,6 +66,10 @@ class LoaderSettings:
             raise ValueError(
                 f"partition granularity must be 'day' or 'hour', not {self.partition_granularity!r}"
             )
+        if self.table_format not in ("hive", "iceberg"):
+            raise ValueError(f"table format must be 'hive' or 'iceberg', not {self.table_format!r}")
+        if self.iceberg_catalog not in ICEBERG_CATALOGS:
+            raise ValueError(f"the Iceberg catalog must be 'hive' or 'hadoop', not {self.iceberg_catalog!r}")
         counts = (
             self.records_per_task,
             self.task_pool_size,

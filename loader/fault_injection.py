@@ -19,6 +19,8 @@ CRASH_POINTS = (
     "after_partitions",
     "after_applied_marker",
 )
+# Iceberg tables commit each append themselves, before the run's manifest (see `loader.formats.iceberg`).
+ICEBERG_CRASH_POINTS = (*CRASH_POINTS[:3], "after_iceberg_commit", *CRASH_POINTS[3:])
 
 
 def crash_point(name: str) -> None:

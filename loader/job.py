@@ -27,6 +27,9 @@ from loader.config import LoaderSettings
 from loader.event_lookup import SchemaLookup, schemas_signature
 from loader.event_types import event_table, topic_record_subjects
 from loader.fault_injection import crash_point
+from loader.formats import TableFormat
+from loader.formats.hive import HiveFormat
+from loader.formats.iceberg import IcebergFormat
 from loader.kafka_access import KafkaRefused, java_refusal, require_read_access
 from loader.kafka_identity import ClusterChanged, cluster_change, comparable_topic_ids
 from loader.kafka_metadata import KafkaUnavailable, compacted_topics, list_topics, topic_ids, watermarks
@@ -35,7 +38,7 @@ from loader.naming import table_names
 from loader.planning import OffsetRange, plan_ranges
 from loader.registry_client import RegistryClient, RegistryUnavailable, SubjectSchemas
 from loader.report import EXIT_BAD_RECORDS, EXIT_FAILED, EXIT_LOCKED, RunReport, TopicReport
-from loader.spark_session import SparkSettings, build_spark_session
+from loader.spark_session import SparkSettings, build_spark_session, iceberg_conf, iceberg_jars
 from loader.state_store import StateStore
 from loader.table_catalog import TableCatalog
 from loader.tables import add_partitions, forget_cached_tables
@@ -46,6 +49,10 @@ __all__ = ["QUARANTINE_TABLE", "run", "run_until_caught_up", "spark_for"]
 
 
 def spark_for(settings: LoaderSettings) -> SparkSession:
+    iceberg: dict[str, str] = {}
+    jars: list[str] = []
+    if settings.table_format == "iceberg":  # a Hive lake's session loads nothing of Iceberg
+        iceberg, jars = iceberg_conf(settings.iceberg_catalog, settings.warehouse), iceberg_jars()
     spark = build_spark_session(
         SparkSettings(
             warehouse_dir=settings.warehouse,
@@ -58,7 +65,9 @@ def spark_for(settings: LoaderSettings) -> SparkSession:
                 # Topics' jobs share the executors fairly (see `_run_passes`), instead of first come,
                 # first served.
                 "spark.scheduler.mode": "FAIR",
+                **iceberg,
             },
+            extra_jars=tuple(jars),
         )
     )
     spark.sparkContext.setLogLevel("ERROR")
@@ -250,7 +259,14 @@ def _load(
         looked = last.looked_at.get(topic, {})
         work.append(
             TopicWork(
-                topic, names[topic], value, keys_of[topic], ranges, event_types=dict(known), looked_at=looked
+                topic,
+                names[topic],
+                value,
+                keys_of[topic],
+                ranges,
+                event_types=dict(known),
+                looked_at=looked,
+                topic_id=ids.get(topic),
             )
         )
     catalog = TableCatalog(spark, store, settings.database)
@@ -268,8 +284,18 @@ def _load(
         work = [TopicWork(**{**w.__dict__, "skip_tombstones": w.topic not in compacted}) for w in work]
 
     claims = {table: f"topic {topic}" for topic, table in names.items()}
+    tables = table_format(settings, spark, catalog, store, report.run_id)
     context = RunContext(
-        settings, spark, log, report.run_id, catalog, registry, lookup, claims, registry_lock=registry_lock
+        settings,
+        spark,
+        log,
+        report.run_id,
+        catalog,
+        tables,
+        registry,
+        lookup,
+        claims,
+        registry_lock=registry_lock,
     )
     staged = _run_passes(context, work, reports, console)
     report.topics = [reports[t] for t in sorted(reports)]
@@ -281,6 +307,14 @@ def _load(
         log, last, report, staged, plan.ranges, work, ids, signatures, kafka.cluster_id, context.looked_at
     )
     forget_cached_tables(spark)
+
+
+def table_format(
+    settings: LoaderSettings, spark: SparkSession, catalog: TableCatalog, store: StateStore, run_id: str
+) -> TableFormat:
+    if settings.table_format == "iceberg":
+        return IcebergFormat(spark, settings.database, settings.partition_granularity)
+    return HiveFormat(catalog, store, settings.partition_granularity, run_id)
 
 
 def _describe_ranges(report: TopicReport, ranges: list[OffsetRange]) -> None:

@@ -29,6 +29,9 @@ class TopicReport:
     offsets: dict[int, tuple[int, int]] = field(default_factory=dict)  # partition -> [from, to)
     records: int = 0
     quarantined: int = 0
+    # Records a table held already by its own account (an Iceberg commit of a run stopped before its
+    # manifest): read again by this run, not loaded again.
+    already_held: int = 0
     tombstones: int = 0  # records without a value read (loaded as deletion rows unless skipped)
     lost: int = 0
     remaining: int = 0  # offsets Kafka has past this run's end, left by the per-partition bound

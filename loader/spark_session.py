@@ -4,7 +4,8 @@ Embedded defaults need nothing but a directory: local Spark, and a Derby metasto
 warehouse (`<warehouse>/_loader_metastore/`), so that one warehouse is one self-contained lake and two
 warehouses side by side never share a metastore. A cluster passes its own master, metastore URI and
 warehouse (HDFS/S3) instead, by configuration only. The Kafka source and Avro functions come either from
-spark-submit (`--packages`, `--jars`) or, locally, from the jar cache that `scripts/fetch-jars` fills.
+spark-submit (`--packages`, `--jars`) or, locally, from the jar cache that `scripts/fetch-jars` fills; so
+does Iceberg's Spark runtime, which only a session for Iceberg tables loads (see `iceberg_conf`).
 
 The driver JVM started here runs in a private temporary directory: Spark 4.0 creates `artifacts/` in its
 working directory (SPARK-52396), and a loader run from cron must not write into whatever directory it was
@@ -49,17 +50,64 @@ class SparkSettings:
     app_name: str = "kafka-table-loader"
     jars_dir: Path | None = None
     extra_conf: Mapping[str, str] = field(default_factory=dict)
+    # Jars besides the connectors (Iceberg's runtime for a session that writes Iceberg tables).
+    extra_jars: tuple[str, ...] = ()
+
+
+def _jars_base(jars_dir: Path | None) -> Path:
+    return jars_dir or Path(os.environ.get("PIPELINE_JARS_DIR", REPO_ROOT / ".cache" / "jars"))
 
 
 def connector_jars(jars_dir: Path | None = None) -> list[str]:
     """The Spark Kafka/Avro connector jars matching this pyspark, from the local cache if it is there."""
     import pyspark
 
-    base = jars_dir or Path(os.environ.get("PIPELINE_JARS_DIR", REPO_ROOT / ".cache" / "jars"))
-    directory = base / f"spark-{pyspark.__version__}"
+    directory = _jars_base(jars_dir) / f"spark-{pyspark.__version__}"
     if not (directory / ".complete").exists():
         return []
     return sorted(str(jar) for jar in directory.glob("*.jar"))
+
+
+def iceberg_jars(jars_dir: Path | None = None) -> list[str]:
+    """Iceberg's Spark runtime for this pyspark's minor version, from the local cache if it is there (the
+    newest fetched Iceberg version when several are)."""
+    import pyspark
+
+    minor = ".".join(pyspark.__version__.split(".")[:2])
+    complete = sorted(_jars_base(jars_dir).glob(f"iceberg-*-spark-{minor}/.complete"))
+    if not complete:
+        return []
+    return sorted(str(jar.resolve()) for jar in complete[-1].parent.glob("*.jar"))
+
+
+ICEBERG_CATALOGS = ("hive", "hadoop")
+
+
+def iceberg_conf(catalog: str, warehouse: str) -> dict[str, str]:
+    """Session settings for Iceberg tables in the session catalog, so that they are named `db.table` like
+    the Hive tables and sit beside them: Iceberg's Hive catalog keeps them in the same metastore, the
+    Hadoop catalog keeps them in the warehouse alone (`<warehouse>/<db>/<table>`, no metastore)."""
+    if catalog not in ICEBERG_CATALOGS:
+        raise ValueError(f"the Iceberg catalog must be one of {', '.join(ICEBERG_CATALOGS)}, not {catalog!r}")
+    prefix = "spark.sql.catalog.spark_catalog"
+    conf = {
+        "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
+        prefix: "org.apache.iceberg.spark.SparkSessionCatalog",
+        f"{prefix}.type": catalog,
+    }
+    if catalog == "hadoop":
+        local = _local_path(warehouse)
+        conf[f"{prefix}.warehouse"] = str(local.absolute()) if local is not None else warehouse
+    else:
+        # The metastore's own lock needs its transaction tables, which an embedded or plain metastore lacks;
+        # Iceberg then commits by the metastore's atomic conditional table update instead (Hive 2.3.10+).
+        conf[f"{prefix}.hadoop.iceberg.engine.hive.lock-enabled"] = "false"
+        # Iceberg's own metastore client pools connections like Spark's (BoneCP is not on the classpath).
+        conf[f"{prefix}.hadoop.datanucleus.connectionPoolingType"] = "DBCP"
+        # An embedded metastore that Spark's client made records no schema version; Spark's client does not
+        # verify it, and Iceberg's must not either (an external metastore verifies on its own side).
+        conf[f"{prefix}.hadoop.hive.metastore.schema.verification"] = "false"
+    return conf
 
 
 def _local_path(uri: str) -> Path | None:
@@ -160,7 +208,7 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
         # A local driver talks only to itself: keep it on loopback whatever the host name resolves to.
         conf["spark.driver.host"] = "127.0.0.1"
         conf["spark.driver.bindAddress"] = "127.0.0.1"
-    jars = connector_jars(settings.jars_dir)
+    jars = connector_jars(settings.jars_dir) + list(settings.extra_jars)
     if jars:
         conf["spark.jars"] = ",".join(jars)
     if settings.metastore_uri:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import reduce
 
@@ -36,11 +35,11 @@ from loader.decoding import (
 from loader.event_lookup import SchemaLookup
 from loader.event_types import VALUE_TYPE, Placement, event_table, event_types
 from loader.fault_injection import crash_point
+from loader.formats import Append, TableFormat, already_held
 from loader.kafka_access import java_refusal
 from loader.planning import OffsetRange
 from loader.registry_client import RegistryClient, SubjectSchemas, describe_foreign_id
 from loader.report import TopicReport
-from loader.staging import stage_rows
 from loader.table_catalog import TableCatalog
 from loader.table_evolution import UnrepresentableChange
 from loader.tables import TableState, with_column_metadata
@@ -70,6 +69,7 @@ class TopicWork:
     event_types: dict[str, str] = field(default_factory=dict)
     # Without any: partition -> the offset up to which earlier runs looked into its records for them.
     looked_at: dict[int, int] = field(default_factory=dict)
+    topic_id: str | None = None  # Kafka's id of the topic, as the run found it
 
     @property
     def span(self) -> int:
@@ -85,6 +85,7 @@ class RunContext:
     log: CommitLog
     run_id: str
     catalog: TableCatalog
+    tables: TableFormat
     registry: RegistryClient
     lookup: SchemaLookup
     # Table -> what loads into it ("topic t" or "topic t, event type n"): two owners would mix records.
@@ -151,7 +152,7 @@ def _load(run: RunContext, work: TopicWork, report: TopicReport) -> list[StagedT
     report.event_types = dict(work.event_types)
     if report.quarantined:
         staged.append(_stage_quarantine(run, work, targets, placements))
-    return [s for s in staged if s.files]
+    return [s for s in staged if s is not None and s.files]
 
 
 def _discover(run: RunContext, work: TopicWork) -> dict[str, str]:
@@ -225,7 +226,7 @@ def _staging_directory(run: RunContext, table: str) -> str:
 
 def _write(
     run: RunContext, work: TopicWork, targets: list[Target], report: TopicReport
-) -> tuple[list[StagedTable], list[int]]:
+) -> tuple[list[StagedTable | None], list[int]]:
     """Stages each target's rows, one Spark job each (the first counts what was read); returns the
     staged tables and, when records were left over, the framed schema ids no target holds."""
     settings, spark = run.settings, run.spark
@@ -244,13 +245,13 @@ def _write(
             raise ValueError(
                 f"field(s) {', '.join(clash)} clash with the loader's metadata columns; rename them"
             )
-        with run.catalog.lock:
-            table_schema, shape = fit_unions(run.catalog.data_schema(target.table), good.schema)
+        with run.tables.lock:
+            table_schema, shape = fit_unions(run.tables.data_schema(target.table), good.schema)
             latest = target.schemas.latest_schema
             data_schema = with_column_metadata(
                 table_schema, column_comments(latest), {**existence_defaults(latest), **METADATA_DEFAULTS}
             )
-            state = run.catalog.ensure(target.table, data_schema, settings.partition_granularity)
+            state = run.tables.ensure(target.table, data_schema)
         ready.append((target, good, shape, state))
     _describe_tables(report, [(t.table, state) for t, _, _, state in ready], multi=targets[0].ids is not None)
     crash_point("after_table_ready")
@@ -258,27 +259,36 @@ def _write(
         report.status = "up to date"
         return [], []
     staged, report.tables = [], {}
+    offsets = {r.partition: r.end for r in work.ranges}
     for target, good, shape, state in ready:
         written = Observation(f"loader_written_{uuid.uuid4().hex}")  # unique: topics run side by side
-        rows = good.observe(written, F.count(F.lit(1)).alias("rows"))
+        held = run.tables.held_offsets(target.table, work.topic, work.topic_id)
+        if held:
+            is_held = already_held(held, "_kafka_partition", "_kafka_offset")
+            rows = good.observe(
+                written,
+                F.count(F.lit(1)).alias("rows"),
+                F.sum(F.when(is_held, 1).otherwise(0)).alias("held"),
+            ).where(~is_held)
+        else:
+            rows = good.observe(written, F.count(F.lit(1)).alias("rows"))
         if shape is not None:
             rows = reshape(rows, shape)
         qualified = f"{settings.database}.{target.table}"
-        directory = _staging_directory(run, target.table)
-        granularity = settings.partition_granularity
-        staged.append(
-            stage_rows(
-                run.log.store,
-                directory,
-                qualified,
-                state.location,
-                rows,
-                granularity,
-                run.run_id,
-                moved_partitions=_moved_partitions(run, target.table),
-            )
+        append = Append(
+            target.table,
+            state,
+            rows,
+            work.topic,
+            work.topic_id,
+            offsets,
+            _staging_directory(run, target.table),
         )
-        report.tables[qualified] = int(written.get["rows"])
+        staged.append(run.tables.append(append))
+        observed = written.get
+        already = int(observed.get("held") or 0)
+        report.already_held += already
+        report.tables[qualified] = int(observed["rows"]) - already
     counts = read.counts()
     report.windows = counts.records
     report.tombstones = sum(counts.tombstones.values())
@@ -290,7 +300,7 @@ def _write(
             "topic is the table of records without a value"
         )
     report.records = sum(report.tables.values())
-    report.quarantined = sum(counts.records.values()) - report.records - report.skipped
+    report.quarantined = sum(counts.records.values()) - report.records - report.skipped - report.already_held
     if not report.quarantined:
         return staged, []
     held = {i for t in targets for i in t.schemas.writer_schemas}
@@ -315,7 +325,7 @@ def _describe_tables(report: TopicReport, states: list[tuple[str, TableState]], 
 
 def _stage_quarantine(
     run: RunContext, work: TopicWork, targets: list[Target], placements: list[Placement]
-) -> StagedTable:
+) -> StagedTable | None:
     """Bad records are rare: the topic's ranges are read and decoded again rather than every topic's rows
     kept for them."""
     settings = run.settings
@@ -331,30 +341,17 @@ def _stage_quarantine(
     else:
         rows = _multi_type_bad_rows(raw, work, targets, {p.schema_id: p.reason or "" for p in placements})
     rows = rows.withColumn("run_id", F.lit(run.run_id))
-    with run.catalog.lock:
-        state = run.catalog.ensure(QUARANTINE_TABLE, rows.schema, settings.partition_granularity)
+    with run.tables.lock:
+        state = run.tables.ensure(QUARANTINE_TABLE, rows.schema, "timestamp")
+    held = run.tables.held_offsets(QUARANTINE_TABLE, work.topic, work.topic_id)
+    if held:
+        rows = rows.where(~already_held(held, "partition", "offset"))
     table = f"{settings.database}.{QUARANTINE_TABLE}"
     # Staged per topic, so that topics never write into each other's staging.
     directory = f"{run.log.staging_dir(run.run_id)}/{table}/{work.topic}"
-    return stage_rows(
-        run.log.store,
-        directory,
-        table,
-        state.location,
-        rows,
-        settings.partition_granularity,
-        run.run_id,
-        "timestamp",
-        _moved_partitions(run, QUARANTINE_TABLE),
-    )
-
-
-def _moved_partitions(run: RunContext, table: str) -> Callable[[list[str]], dict[str, str]]:
-    def moved(directories: list[str]) -> dict[str, str]:
-        with run.catalog.lock:
-            return run.catalog.moved_partitions(table, directories)
-
-    return moved
+    offsets = {r.partition: r.end for r in work.ranges}
+    append = Append(QUARANTINE_TABLE, state, rows, work.topic, work.topic_id, offsets, directory, "timestamp")
+    return run.tables.append(append)
 
 
 def _multi_type_bad_rows(

@@ -44,6 +44,7 @@ class Harness:
     prefix: str = field(default_factory=lambda: f"t{uuid.uuid4().hex[:8]}")
     # What the test's producers give confluent-kafka's registry client besides the URL (credentials, CA).
     registry_conf: dict[str, str] = field(default_factory=dict)
+    table_format: str = "hive"  # of its `loader` processes (in-process runs share the session's Spark)
 
     def settings(self, **overrides: Any) -> LoaderSettings:
         base = LoaderSettings(
@@ -115,17 +116,28 @@ class Harness:
             *args,
         ]  # fmt: skip
         return subprocess.run(
-            command_line, env={**os.environ, **(env or {})}, capture_output=True, text=True, timeout=timeout,
+            command_line, env={**os.environ, **self.cli_env(), **(env or {})}, capture_output=True, text=True,
+            timeout=timeout,
             cwd=cwd, input=answer,  # what a prompt reads, never the terminal of whoever runs the tests
         )  # fmt: skip
 
+    def cli_env(self) -> dict[str, str]:
+        """What a `loader` process of this harness gets in its environment besides the test's own."""
+        return {"LOADER_TABLE_FORMAT": self.table_format}
+
     def query_cli(self, sql: str) -> list[dict[str, Any]]:
-        """Runs SQL in a separate Spark application on this harness's warehouse and metastore."""
+        """Runs SQL in a separate Spark application on this harness's warehouse and metastore (with
+        Iceberg's catalog when the harness's tables are Iceberg's)."""
         code = textwrap.dedent(
             f"""
             import json
-            from loader.spark_session import SparkSettings, build_spark_session
-            settings = SparkSettings(warehouse_dir={str(self.warehouse)!r}, master="local[1]")
+            from loader.spark_session import SparkSettings, build_spark_session, iceberg_conf, iceberg_jars
+            iceberg = {self.table_format == "iceberg"!r}
+            conf = iceberg_conf("hive", {str(self.warehouse)!r}) if iceberg else {{}}
+            jars = tuple(iceberg_jars()) if iceberg else ()
+            settings = SparkSettings(
+                warehouse_dir={str(self.warehouse)!r}, master="local[1]", extra_conf=conf, extra_jars=jars
+            )
             spark = build_spark_session(settings)
             rows = [r.asDict(recursive=True) for r in spark.sql({sql!r}).collect()]
             print("ROWS=" + json.dumps(rows, default=str))

@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 from loader.cli import _settings, main
 from loader.config import LoaderSettings, read_config_file
+from loader.spark_session import iceberg_conf
 
 
 def test_config_file_section_with_dashed_keys(tmp_path: Path) -> None:
@@ -57,6 +58,8 @@ def test_missing_required_settings_are_a_usage_error() -> None:
         ({"partition_granularity": "minute"}, "partition granularity must be 'day' or 'hour'"),
         ({"task_pool_size": 0}, "at least 1"),
         ({"max_bad_ratio": 2.0}, "between 0 and 1"),
+        ({"table_format": "delta"}, "table format must be 'hive' or 'iceberg'"),
+        ({"iceberg_catalog": "glue"}, "Iceberg catalog must be 'hive' or 'hadoop'"),
     ],
 )
 def test_invalid_values_are_refused(override: dict, message: str) -> None:
@@ -101,3 +104,28 @@ def test_maintenance_settings_out_of_range_are_usage_errors(
     )
     with pytest.raises(click.UsageError, match=message):
         _settings(config)
+
+
+def test_table_format_from_flag_environment_and_file(tmp_path: Path) -> None:
+    config = tmp_path / "loader.toml"
+    config.write_text('bootstrap-servers = "k"\nregistry-url = "http://r"\nwarehouse = "/w"\n')
+    assert _settings(config).table_format == "hive"  # the default
+    config.write_text(config.read_text() + 'table-format = "iceberg"\niceberg-catalog = "hadoop"\n')
+    settings = _settings(config)
+    assert (settings.table_format, settings.iceberg_catalog) == ("iceberg", "hadoop")
+    assert _settings(config, table_format="hive").table_format == "hive"
+    env = {"LOADER_TABLE_FORMAT": "parquet", "LOADER_CONFIG": str(config)}
+    result = CliRunner().invoke(main, ["status"], env=env)
+    assert result.exit_code == 2
+    assert "'parquet' is not one of 'hive', 'iceberg'" in result.output
+
+
+def test_iceberg_session_settings_only_for_iceberg(tmp_path: Path) -> None:
+    hive = iceberg_conf("hive", str(tmp_path))
+    assert hive["spark.sql.catalog.spark_catalog"] == "org.apache.iceberg.spark.SparkSessionCatalog"
+    assert hive["spark.sql.catalog.spark_catalog.type"] == "hive"
+    assert "spark.sql.catalog.spark_catalog.warehouse" not in hive  # the metastore says where tables are
+    hadoop = iceberg_conf("hadoop", f"file:{tmp_path}")
+    assert hadoop["spark.sql.catalog.spark_catalog.warehouse"] == str(tmp_path)
+    with pytest.raises(ValueError, match="must be one of hive, hadoop"):
+        iceberg_conf("rest", str(tmp_path))

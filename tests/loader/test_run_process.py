@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from loader.fault_injection import CRASH_POINTS
+from loader.fault_injection import CRASH_POINTS, ICEBERG_CRASH_POINTS
 from loader.kafka_metadata import watermarks
 from loader.report import EXIT_LOCKED
 from tests.loader.harness import (
@@ -44,7 +44,7 @@ def start_cli(harness: Harness, env: dict[str, str]) -> subprocess.Popen[str]:
     ]  # fmt: skip
     return subprocess.Popen(
         command,
-        env={**os.environ, **env},
+        env={**os.environ, **harness.cli_env(), **env},
         cwd=REPO_ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -99,7 +99,13 @@ def test_a_second_run_exits_at_once_while_the_first_holds_the_lock(cli_harness: 
     assert topic in out
 
 
-def test_killed_at_every_step_and_rerun_loads_every_record_exactly_once(cli_harness: Harness) -> None:
+@pytest.mark.parametrize(
+    ("table_format", "crash_points"), [("hive", CRASH_POINTS), ("iceberg", ICEBERG_CRASH_POINTS)]
+)
+def test_killed_at_every_step_and_rerun_loads_every_record_exactly_once(
+    cli_harness: Harness, table_format: str, crash_points: tuple[str, ...]
+) -> None:
+    cli_harness.table_format = table_format
     topic = cli_harness.topic(partitions=2)
     produced = 0
     kills = 0
@@ -111,7 +117,7 @@ def test_killed_at_every_step_and_rerun_loads_every_record_exactly_once(cli_harn
         )
         produced += count
 
-    for point in CRASH_POINTS:
+    for point in crash_points:
         produce(4)
         done = cli_harness.run_cli(env={"LOADER_CRASH_AT": point})
         assert done.returncode == -signal.SIGKILL, f"{point}: {done.returncode}\n{done.stderr[-2000:]}"

@@ -1,0 +1,73 @@
+"""Table formats: how the loader makes sure a table can hold a schema, appends one run's rows of one topic
+with the Kafka offsets they cover, and says which offsets a table already holds.
+
+The passes (`loader.topic_pass`) and the run (`loader.job`) speak only this interface; `loader.formats.hive`
+stages ORC files that the run's manifest commits (`loader.commit_protocol`), `loader.formats.iceberg`
+commits each append as one Iceberg snapshot that names its offsets.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Protocol
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql.types import StructType
+
+from loader.commit_protocol import StagedTable
+from loader.tables import TableState
+
+
+@dataclass(frozen=True)
+class Append:
+    """One topic's rows for one table in one run."""
+
+    table: str  # unqualified
+    state: TableState  # what `ensure` said of the table
+    rows: DataFrame
+    topic: str
+    topic_id: str | None  # Kafka's id of the topic: offsets of a recreated topic are not the old one's
+    offsets: dict[int, int]  # partition -> the end offset the rows cover (exclusive)
+    staging_dir: str  # where a format that stages files puts them (the run's own directory)
+    timestamp_column: str = "_kafka_timestamp"
+
+
+class TableFormat(Protocol):
+    """A format of the tables of one run (one instance per run; thread-safe for the run's passes)."""
+
+    # True when an append is committed by itself (so a run's manifest follows its data) rather than by
+    # the run's manifest.
+    commits_itself: bool
+    # Held while a pass reads a table's schema and makes sure of it (table DDL goes one table at a time).
+    lock: threading.Lock
+
+    def data_schema(self, table: str, timestamp_column: str = "_kafka_timestamp") -> StructType | None:
+        """The table's data columns, or None when it does not exist."""
+        ...
+
+    def ensure(
+        self, table: str, data_schema: StructType, timestamp_column: str = "_kafka_timestamp"
+    ) -> TableState:
+        """Creates the table, or evolves it to hold `data_schema` (raises UnrepresentableChange). Call with
+        `lock` held."""
+        ...
+
+    def held_offsets(self, table: str, topic: str, topic_id: str | None) -> dict[int, int]:
+        """Partition -> the end offset of `topic` up to which the table holds its records by its own
+        account; empty when the format keeps no such account (the run's manifest is then the truth)."""
+        ...
+
+    def append(self, append: Append) -> StagedTable | None:
+        """Writes the rows: staged for the run's manifest (returned), or committed at once (None)."""
+        ...
+
+
+def already_held(held: dict[int, int], partition: str, offset: str) -> Column:
+    """Whether a row's record is one the table holds already: its offset is below the end the table holds
+    of its partition (a run stopped after the table's commit and before its manifest loaded it)."""
+    condition = F.lit(False)
+    for p, end in sorted(held.items()):
+        condition = condition | ((F.col(partition) == p) & (F.col(offset) < end))
+    return condition

@@ -1,0 +1,167 @@
+"""Apache Iceberg tables: each append is one Iceberg commit (one snapshot) that names, in its summary, the
+Kafka offsets the table holds of the topic, so the table itself says what it holds and a run needs no file
+moves. See docs/loader.md, "The Iceberg commit".
+
+The summary property `loader.kafka.<topic>` is JSON, `{"topic_id": ..., "offsets": {"<partition>":
+<end offset>}}`, cumulative: the newest snapshot that carries it says everything the table holds of that
+topic. The quarantine table is shared by topics, so its appends go one at a time and carry every topic's
+property forward. Snapshots made by others (compaction) carry none: the newest ancestor that does counts.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, field
+
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.functions import partitioning
+from pyspark.sql.types import StructType
+
+from loader.commit_protocol import StagedTable
+from loader.fault_injection import crash_point
+from loader.formats import Append
+from loader.formats.iceberg_schema import evolution_statements
+from loader.table_evolution import plan_evolution
+from loader.tables import Granularity, TableState
+
+SUMMARY_PREFIX = "loader.kafka."
+# How far back a table's snapshots are searched for the loader's property (past compactions).
+MAX_ANCESTORS = 100
+
+
+def summary_key(topic: str) -> str:
+    return SUMMARY_PREFIX + topic
+
+
+def summary_value(topic_id: str | None, offsets: dict[int, int]) -> str:
+    return json.dumps({"topic_id": topic_id, "offsets": {str(p): o for p, o in sorted(offsets.items())}})
+
+
+def held_in(summary: dict[str, str], topic: str, topic_id: str | None) -> dict[int, int] | None:
+    """What a snapshot summary says the table holds of the topic; None when it says nothing of it. Offsets
+    of another topic of the same name (a recreated one, another id) are nothing this topic's."""
+    value = summary.get(summary_key(topic))
+    if value is None:
+        return None
+    data = json.loads(value)
+    if topic_id and data.get("topic_id") and data["topic_id"] != topic_id:
+        return {}
+    return {int(p): int(o) for p, o in data.get("offsets", {}).items()}
+
+
+def cumulative(held: dict[int, int], offsets: dict[int, int]) -> dict[int, int]:
+    return {p: max(held.get(p, 0), offsets.get(p, 0)) for p in sorted({*held, *offsets})}
+
+
+@dataclass
+class IcebergFormat:
+    spark: SparkSession
+    database: str
+    granularity: Granularity
+    commits_itself: bool = True
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    # Appends to one table go one at a time (the quarantine's, from several topics' passes).
+    _append_locks: dict[str, threading.Lock] = field(default_factory=dict)
+
+    def _qualified(self, table: str) -> str:
+        return f"{self.database}.{table}"
+
+    def _iceberg_table(self, table: str):  # type: ignore[no-untyped-def]
+        """The table through Iceberg's catalog itself: the session catalog would answer a failed look-up
+        with the metastore's view of the table, which is not Iceberg's."""
+        jvm = self.spark._jvm
+        self._activate()
+        catalog = jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergCatalog(
+            self.spark._jsparkSession, "spark_catalog"
+        )
+        return catalog.loadTable(jvm.org.apache.iceberg.catalog.TableIdentifier.parse(self._qualified(table)))
+
+    def _activate(self) -> None:
+        """Makes the session the active one of this thread: a pass runs in a thread of its own, where the
+        session catalog would otherwise be Spark's plain one instead of Iceberg's."""
+        self.spark._jvm.org.apache.spark.sql.SparkSession.setActiveSession(self.spark._jsparkSession)
+
+    def data_schema(self, table: str, timestamp_column: str = "_kafka_timestamp") -> StructType | None:
+        self._activate()
+        if not self.spark.catalog.tableExists(self._qualified(table)):
+            return None
+        return self.spark.table(self._qualified(table)).schema
+
+    def ensure(
+        self, table: str, data_schema: StructType, timestamp_column: str = "_kafka_timestamp"
+    ) -> TableState:
+        qualified = self._qualified(table)
+        current = self.data_schema(table)
+        if current is None:
+            transform = partitioning.hours if self.granularity == "hour" else partitioning.days
+            (
+                self.spark.createDataFrame([], data_schema)
+                .writeTo(qualified)
+                .using("iceberg")
+                .partitionedBy(transform(F.col(timestamp_column)))
+                .tableProperty("format-version", "2")
+                .create()
+            )
+            return TableState("created", self._location(table))
+        plan = plan_evolution(current, data_schema)
+        if not plan.needs_alter:
+            return TableState("unchanged", self._location(table))
+        for statement in evolution_statements(qualified, plan.changes):
+            self.spark.sql(statement)
+        return TableState("evolved", self._location(table), plan.changes)
+
+    def _location(self, table: str) -> str:
+        return str(self._iceberg_table(table).location())
+
+    def held_offsets(self, table: str, topic: str, topic_id: str | None) -> dict[int, int]:
+        if self.data_schema(table) is None:
+            return {}
+        return self._held(self._iceberg_table(table), topic, topic_id)
+
+    def _held(self, iceberg_table, topic: str, topic_id: str | None) -> dict[int, int]:  # type: ignore[no-untyped-def]
+        iceberg_table.refresh()
+        snapshot = iceberg_table.currentSnapshot()
+        for _ in range(MAX_ANCESTORS):
+            if snapshot is None:
+                return {}
+            summary = dict(snapshot.summary())
+            if any(k.startswith(SUMMARY_PREFIX) for k in summary):
+                return held_in(summary, topic, topic_id) or {}
+            parent = snapshot.parentId()
+            snapshot = iceberg_table.snapshot(parent) if parent is not None else None
+        return {}
+
+    def _loader_summary(self, iceberg_table) -> dict[str, str]:  # type: ignore[no-untyped-def]
+        """Every topic's property of the newest snapshot that carries the loader's properties."""
+        iceberg_table.refresh()
+        snapshot = iceberg_table.currentSnapshot()
+        for _ in range(MAX_ANCESTORS):
+            if snapshot is None:
+                return {}
+            summary = {k: v for k, v in dict(snapshot.summary()).items() if k.startswith(SUMMARY_PREFIX)}
+            if summary:
+                return summary
+            parent = snapshot.parentId()
+            snapshot = iceberg_table.snapshot(parent) if parent is not None else None
+        return {}
+
+    def append(self, append: Append) -> StagedTable | None:
+        self._activate()
+        with self.lock:
+            table_lock = self._append_locks.setdefault(append.table, threading.Lock())
+        with table_lock:
+            iceberg_table = self._iceberg_table(append.table)
+            carried = self._loader_summary(iceberg_table)
+            held = held_in(carried, append.topic, append.topic_id) or {}
+            properties = {
+                **carried,
+                summary_key(append.topic): summary_value(append.topic_id, cumulative(held, append.offsets)),
+            }
+            writer = append.rows.writeTo(self._qualified(append.table))
+            for key, value in properties.items():
+                writer = writer.option(f"snapshot-property.{key}", value)
+            writer.append()
+        crash_point("after_iceberg_commit")
+        return None

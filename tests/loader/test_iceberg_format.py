@@ -1,0 +1,113 @@
+"""Apache Iceberg tables (`--table-format iceberg`): what an Iceberg commit says it holds, the schema
+changes as Iceberg DDL, and whole `loader run` processes writing Iceberg tables in the metastore."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from loader.formats.iceberg import cumulative, held_in, summary_key, summary_value
+from loader.formats.iceberg_schema import evolution_statements, iceberg_path
+from loader.table_evolution import ColumnChange, UnrepresentableChange
+from tests.loader.harness import Harness, record_schema
+
+
+def test_a_summary_says_what_the_table_holds_of_its_topic_only() -> None:
+    summary = {summary_key("orders"): summary_value("id-1", {0: 10, 1: 4}), "added-records": "3"}
+    assert held_in(summary, "orders", "id-1") == {0: 10, 1: 4}
+    assert held_in(summary, "orders", None) == {0: 10, 1: 4}
+    # A topic recreated under the same name (another id) holds nothing of the old one's offsets.
+    assert held_in(summary, "orders", "id-2") == {}
+    assert held_in(summary, "payments", "id-1") is None
+    assert json.loads(summary[summary_key("orders")])["offsets"] == {"0": 10, "1": 4}
+
+
+def test_offsets_in_a_summary_only_grow() -> None:
+    assert cumulative({0: 10, 1: 4}, {0: 12, 2: 3}) == {0: 12, 1: 4, 2: 3}
+    assert cumulative({0: 10}, {0: 8}) == {0: 10}  # a run bounded lower than the stopped one it redoes
+
+
+def test_nested_paths_are_iceberg_field_paths() -> None:
+    assert iceberg_path("a") == "`a`"
+    assert iceberg_path("address.zip") == "`address`.`zip`"
+    assert iceberg_path("items[].sku") == "`items`.element.`sku`"
+    assert iceberg_path("by_id{}.note") == "`by_id`.value.`note`"
+
+
+def test_evolution_plan_as_iceberg_ddl() -> None:
+    changes = [
+        ColumnChange("added", "address.zip", new_type="string"),
+        ColumnChange("widened", "n", "int", "bigint"),
+        ColumnChange("widened", "ratio", "float", "double"),
+        ColumnChange("kept_removed", "old", old_type="string"),
+    ]
+    assert evolution_statements("db.t", changes) == [
+        "ALTER TABLE db.t ADD COLUMN `address`.`zip` string",
+        "ALTER TABLE db.t ALTER COLUMN `n` TYPE bigint",
+        "ALTER TABLE db.t ALTER COLUMN `ratio` TYPE double",
+    ]
+
+
+@pytest.mark.parametrize(("old", "new"), [("int", "double"), ("long", "float"), ("string", "binary")])
+def test_widenings_iceberg_cannot_make_are_refused_with_the_remedy(old: str, new: str) -> None:
+    old_type = {"long": "bigint"}.get(old, old)
+    with pytest.raises(UnrepresentableChange, match="Iceberg widens only int -> long and float -> double"):
+        evolution_statements("db.t", [ColumnChange("widened", "n", old_type, new)])
+
+
+EVENT_V1 = record_schema("Order", [
+    {"name": "n", "type": "int"},
+    {"name": "address", "type": record_schema("Address", [{"name": "city", "type": "string"}])},
+])  # fmt: skip
+EVENT_V2 = record_schema("Order", [
+    {"name": "n", "type": "long"},
+    {"name": "address", "type": record_schema("Address", [
+        {"name": "city", "type": "string"},
+        {"name": "zip", "type": ["null", "string"], "default": None},
+    ])},
+    {"name": "channel", "type": "string", "default": "web"},
+])  # fmt: skip
+
+
+@pytest.mark.integration
+def test_iceberg_tables_load_evolve_and_say_their_offsets(cli_harness: Harness) -> None:
+    cli_harness.table_format = "iceberg"
+    topic = cli_harness.topic(partitions=2)
+    cli_harness.produce(topic, EVENT_V1, [{"n": i, "address": {"city": f"c{i}"}} for i in range(6)])
+    first = cli_harness.run_cli()
+    assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
+    cli_harness.produce(
+        topic,
+        EVENT_V2,
+        [{"n": 2**40 + i, "address": {"city": "x", "zip": f"z{i}"}, "channel": "app"} for i in range(4)],
+    )
+    second = cli_harness.run_cli()
+    assert second.returncode == 0, second.stdout[-3000:] + second.stderr[-3000:]
+
+    table = f"{cli_harness.database}.{topic.replace('.', '_').lower()}"
+    rows = cli_harness.query_cli(
+        f"SELECT _kafka_partition AS p, _kafka_offset AS o, n, address.zip AS zip, channel FROM {table}"
+    )
+    assert sorted(r["n"] for r in rows) == [*range(6), *(2**40 + i for i in range(4))]
+    assert sorted(r["zip"] for r in rows if r["zip"]) == [f"z{i}" for i in range(4)]
+    pairs = sorted((r["p"], r["o"]) for r in rows)
+    assert len(pairs) == len(set(pairs)) == 10
+    described = cli_harness.query_cli(f"DESCRIBE TABLE EXTENDED {table}")
+    assert any(r["col_name"] == "Provider" and r["data_type"] == "iceberg" for r in described)
+    assert any("days(_kafka_timestamp)" in str(r["data_type"]) for r in described)  # hidden partitioning
+    # Each run's rows went in as one commit that says what the table holds.
+    snapshots = cli_harness.query_cli(
+        f"SELECT operation, summary FROM {table}.snapshots ORDER BY committed_at"
+    )
+    snapshots = [s for s in snapshots if summary_key(topic) in s["summary"]]  # not the empty table's
+    assert [s["operation"] for s in snapshots] == ["append", "append"]
+    held = json.loads(snapshots[-1]["summary"][summary_key(topic)])
+    ends = {p: sum(1 for q, _ in pairs if q == p) for p in (0, 1)}
+    assert held["offsets"] == {str(p): e for p, e in ends.items()}
+
+    audited = cli_harness.run_cli(command="audit")
+    assert audited.returncode == 0, audited.stdout[-3000:] + audited.stderr[-3000:]
+    status = cli_harness.run_cli(command="status", env={"COLUMNS": "400"})  # whole topic names
+    assert status.returncode == 0, status.stdout[-3000:] + status.stderr[-3000:]
+    assert topic in status.stdout
