@@ -229,6 +229,7 @@ MAINTAIN_SETTINGS = [
     ("maintain-small-file-mb", int, "A file under this size is small (32)."),
     ("maintain-target-file-mb", int, "Size of the files a compaction writes (128)."),
     ("maintain-grace-minutes", float, "Replaced files are removed by a maintain run this long after (60)."),
+    ("maintain-snapshot-retention-minutes", float, "Iceberg: expire snapshots older than this (1440)."),
 ]
 
 

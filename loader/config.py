@@ -53,6 +53,8 @@ class LoaderSettings:
     maintain_small_file_mb: int = 32
     maintain_target_file_mb: int = 128
     maintain_grace_minutes: float = 60.0
+    # Iceberg tables: snapshots older than this are expired (never the newest one carrying the offsets).
+    maintain_snapshot_retention_minutes: float = 1440.0
     # How every Kafka client and the registry client authenticate and verify (see loader.security_settings).
     kafka_security: KafkaSecurity = field(default_factory=KafkaSecurity)
     registry_access: RegistryClientSettings = field(default_factory=RegistryClientSettings)
@@ -84,8 +86,10 @@ class LoaderSettings:
         if not 0 <= self.max_bad_ratio <= 1:
             raise ValueError("the bad-record ratio must be between 0 and 1")
         self.compaction_policy()  # raises for maintenance settings out of range
-        if self.maintain_grace_minutes < 0:
-            raise ValueError("maintain-grace-minutes must not be negative")
+        if self.maintain_grace_minutes < 0 or self.maintain_snapshot_retention_minutes < 0:
+            raise ValueError(
+                "maintain-grace-minutes and maintain-snapshot-retention-minutes must not be negative"
+            )
         self.kafka_security.validate()
         self.registry_access.session(self.registry_url, self.kafka_security.sasl_login)  # checks its files
         # Local paths are made absolute against the directory the loader was started from: Spark's JVM

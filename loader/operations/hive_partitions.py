@@ -32,13 +32,8 @@ def loader_tables(spark: SparkSession, store: StateStore, database: str) -> list
     """The ORC tables of the database partitioned by the loader's time columns (`dt`, `dt`/`hour`):
     two metastore requests however many tables there are. Other tables (views, Iceberg tables, a table
     someone else put there) are left alone."""
-    catalog = _external(spark)
-    if not catalog.databaseExists(database):
-        return []
-    found = catalog.getTablesByName(database, catalog.listTables(database))
     tables = []
-    for i in range(found.size()):
-        table = found.apply(i)
+    for table in metastore_tables(spark, database):
         columns = [str(c) for c in _python_list(table.partitionColumnNames())]
         provider = str(table.provider().getOrElse(None) or "").lower()
         serde = str(table.storage().serde().getOrElse(None) or "").lower()
@@ -56,6 +51,15 @@ def loader_tables(spark: SparkSession, store: StateStore, database: str) -> list
             )
         )
     return sorted(tables, key=lambda t: t.name)
+
+
+def metastore_tables(spark: SparkSession, database: str) -> list:  # type: ignore[type-arg]
+    """Every table of the database as the metastore describes it (Spark's CatalogTable), in two
+    requests; [] when the database does not exist."""
+    catalog = _external(spark)
+    if not catalog.databaseExists(database):
+        return []
+    return _python_list(catalog.getTablesByName(database, catalog.listTables(database)))
 
 
 def list_partitions(

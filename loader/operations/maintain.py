@@ -9,6 +9,9 @@ and a later maintain run removes them. Each compaction is recorded in the state 
 directory is written (`loader.operations.relocation_record`), so a run killed anywhere leaves nothing a
 reader sees and nothing a later run cannot finish or undo.
 
+Iceberg tables (with `table-format = iceberg`) are maintained through Iceberg's own procedures instead
+(`loader.operations.iceberg_maintenance`): each is one Iceberg commit, and needs no record.
+
 Maintain holds the run lock throughout: a load never runs beside it (one started meanwhile exits 75, as
 beside another load), and it first completes a load's committed manifest that a kill left unapplied, so
 that every file of a committed run is in its partition before that partition is rewritten.
@@ -40,6 +43,7 @@ from loader.operations.hive_partitions import (
     rewrite_partition,
     switch_locations,
 )
+from loader.operations.iceberg_maintenance import NotTimePartitioned, iceberg_tables, maintain_table
 from loader.operations.relocation_record import Relocation, RelocationLog
 from loader.report import EXIT_FAILED, EXIT_LOCKED
 from loader.state_store import StateStore
@@ -124,6 +128,32 @@ def _maintain(
         _sweep_orphans(store, table, [p.location for p in partitions], pending, now, settings)
         planned = plan_compactions(partitions, policy, now)
         _compact(spark, store, settings.database, table, planned, report, now)
+    if settings.table_format == "iceberg":  # only such a session knows Iceberg's procedures
+        for name in iceberg_tables(spark, settings.database):
+            report.actions.append(_maintain_iceberg(spark, settings, name, now))
+
+
+def _maintain_iceberg(
+    spark: SparkSession, settings: LoaderSettings, table: str, now: datetime
+) -> PartitionAction:
+    qualified = f"{settings.database}.{table}"
+    try:
+        done = maintain_table(spark, settings, settings.database, table, now)
+    except NotTimePartitioned as exc:
+        return PartitionAction(qualified, "", "skipped", detail=str(exc))
+    except Exception as exc:  # Iceberg commits all or nothing: the table is as it was
+        return PartitionAction(qualified, "", "failed", detail=_first_line(exc, 300) or type(exc).__name__)
+    return PartitionAction(
+        qualified,
+        f"before {done.closed_before:%Y-%m-%d %H:%M} UTC",
+        "compacted" if done.rewritten_files else "nothing to compact",
+        done.rewritten_files,
+        done.added_files,
+        detail=(
+            f"{done.expired_snapshots} snapshot(s) expired, {done.deleted_files} replaced file(s) deleted, "
+            f"{done.orphan_files} orphan file(s) removed"
+        ),
+    )
 
 
 def _finish_earlier_runs(
@@ -260,7 +290,9 @@ def render(report: MaintainReport, console: Console) -> None:
         table.add_column(column, justify="right" if column in numbers else "left")
     for a in report.actions:
         counts = (
-            [str(a.files_before), str(a.files_after), str(a.rows)] if a.action == "compacted" else [""] * 3
+            [str(a.files_before), str(a.files_after), str(a.rows or "")]
+            if a.action == "compacted"
+            else [""] * 3
         )
         table.add_row(a.table, a.partition, a.action, *counts, a.detail)
     console.print(table)

@@ -12,6 +12,7 @@ from loader.operations.compaction_plan import (
     DataFile,
     PartitionListing,
     cleanup_decision,
+    closed_before,
     is_closed,
     partition_end,
     plan_compactions,
@@ -54,6 +55,18 @@ def test_a_partition_is_closed_only_min_age_after_its_end() -> None:
     assert not is_closed(hour, NOW, timedelta(minutes=31))
     assert not is_closed({"dt": "2026-11-23", "hour": "12"}, NOW, timedelta(0)), "still being written"
     assert not is_closed({"dt": "2026-11-23"}, NOW, timedelta(0)), "today is open"
+
+
+def test_closed_partitions_end_where_the_last_closed_day_or_hour_ends() -> None:
+    assert closed_before(NOW, timedelta(minutes=30), hourly=True) == datetime(2026, 11, 23, 12, tzinfo=UTC)
+    assert closed_before(NOW, timedelta(minutes=31), hourly=True) == datetime(2026, 11, 23, 11, tzinfo=UTC)
+    assert closed_before(NOW, timedelta(hours=1), hourly=False) == datetime(2026, 11, 23, tzinfo=UTC)
+    for hour in range(24):  # agrees with the rule for listed partitions
+        spec = {"dt": "2026-11-23", "hour": f"{hour:02d}"}
+        end = partition_end(spec)
+        assert end is not None
+        bound = closed_before(NOW, timedelta(minutes=30), hourly=True)
+        assert is_closed(spec, NOW, timedelta(minutes=30)) == (end <= bound)
 
 
 def test_closed_partitions_with_more_than_min_files_small_files_are_compacted() -> None:

@@ -86,7 +86,16 @@ def test_maintenance_settings_come_from_the_file_and_become_the_compaction_polic
 @pytest.mark.parametrize(
     ("key", "value", "message"),
     [
-        ("maintain-grace-minutes", "-1", "maintain-grace-minutes must not be negative"),
+        (
+            "maintain-grace-minutes",
+            "-1",
+            "maintain-grace-minutes and maintain-snapshot-retention-minutes must",
+        ),
+        (
+            "maintain-snapshot-retention-minutes",
+            "-1",
+            "maintain-snapshot-retention-minutes must not be negative",
+        ),
         ("maintain-min-age-minutes", "-5", "maintain-min-age-minutes must not be negative"),
         (
             "maintain-target-file-mb",

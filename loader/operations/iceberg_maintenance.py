@@ -1,0 +1,138 @@
+"""Maintenance of the loader's Iceberg tables, through Iceberg's own procedures: each is one Iceberg
+commit (or none), so readers see the table before or after it, never a mix.
+
+- `rewrite_data_files` compacts the small files of closed time partitions only (a `where` on the
+  partition's timestamp column below `closed_before`), so a partition still being written is left alone;
+- `expire_snapshots` drops snapshots older than `maintain-snapshot-retention-minutes`, and with them the
+  files only they reference (the small files a compaction replaced), but never the newest snapshot that
+  carries the loader's offsets in its summary, nor any snapshot after it: the table format walks back from
+  the current snapshot to that one to learn which offsets the table holds;
+- orphan files (written by a run that was killed before its commit) older than `maintain-grace-minutes`
+  are removed with Iceberg's DeleteOrphanFiles action (the procedure refuses an interval under a day; the
+  run lock keeps every loader write away meanwhile, which is what that refusal guards against).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from pyspark.sql import SparkSession
+
+from loader.config import LoaderSettings
+from loader.operations.compaction_plan import closed_before
+from loader.operations.hive_partitions import metastore_tables
+
+# The summary properties by which the Iceberg table format's appends name the Kafka offsets they cover.
+LOADER_SUMMARY_PREFIX = "loader.kafka."
+CATALOG = "spark_catalog"  # the session catalog, which Iceberg's SparkSessionCatalog serves
+
+
+class NotTimePartitioned(ValueError):
+    """An Iceberg table in the database that the loader did not make: it is left alone."""
+
+
+@dataclass(frozen=True)
+class IcebergMaintenance:
+    table: str
+    closed_before: datetime
+    rewritten_files: int
+    added_files: int
+    expired_snapshots: int
+    deleted_files: int
+    orphan_files: int
+
+
+def iceberg_tables(spark: SparkSession, database: str) -> list[str]:
+    """The Iceberg tables of the database (the metastore marks them `table_type=ICEBERG`)."""
+    names = []
+    for table in metastore_tables(spark, database):
+        kind = table.properties().get("table_type")
+        if kind.isDefined() and str(kind.get()).upper() == "ICEBERG":
+            names.append(str(table.identifier().table()))
+    return sorted(names)
+
+
+def maintain_table(
+    spark: SparkSession, settings: LoaderSettings, database: str, table: str, now: datetime
+) -> IcebergMaintenance:
+    qualified = f"{database}.{table}"
+    jvm = spark._jvm
+    iceberg_table = jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, qualified)
+    column, hourly = _time_partition(iceberg_table)
+    policy = settings.compaction_policy()
+    bound = closed_before(now, policy.min_age, hourly)
+    options = {
+        "min-input-files": str(policy.min_files + 1),  # more than min-files small files in a partition
+        "min-file-size-bytes": str(min(policy.small_file_bytes, policy.target_file_bytes - 1)),
+        "target-file-size-bytes": str(policy.target_file_bytes),
+    }
+    rewritten = spark.sql(
+        f"CALL {CATALOG}.system.rewrite_data_files(table => '{qualified}', "
+        f"where => \"`{column}` < TIMESTAMP '{_sql_time(bound)}'\", options => map({_map(options)}))"
+    ).first()
+    older_than = now - timedelta(minutes=settings.maintain_snapshot_retention_minutes)
+    offsets_at = newest_offsets_snapshot_time(iceberg_table)
+    if offsets_at is not None:
+        older_than = min(older_than, offsets_at)
+    expired = spark.sql(
+        f"CALL {CATALOG}.system.expire_snapshots(table => '{qualified}', "
+        f"older_than => TIMESTAMP '{_sql_time(older_than)}', retain_last => 1)"
+    ).first()
+    iceberg_table.refresh()
+    orphans = (
+        jvm.org.apache.iceberg.spark.actions.SparkActions.get(spark._jsparkSession)
+        .deleteOrphanFiles(iceberg_table)
+        .olderThan(int((now - settings.maintain_grace).timestamp() * 1000))
+        .execute()
+    )
+    return IcebergMaintenance(
+        qualified,
+        bound,
+        int(rewritten["rewritten_data_files_count"] or 0),
+        int(rewritten["added_data_files_count"] or 0),
+        int(expired["deleted_manifest_lists_count"] or 0),  # one manifest list per expired snapshot
+        int(expired["deleted_data_files_count"] or 0),
+        sum(1 for _ in _iterate(orphans.orphanFileLocations())),
+    )
+
+
+def newest_offsets_snapshot_time(iceberg_table) -> datetime | None:  # type: ignore[no-untyped-def]
+    """When the newest snapshot carrying the loader's offsets was committed, from the current snapshot
+    back through its ancestors (compactions carry none); None when no snapshot carries them."""
+    iceberg_table.refresh()
+    snapshot = iceberg_table.currentSnapshot()
+    while snapshot is not None:
+        if any(str(k).startswith(LOADER_SUMMARY_PREFIX) for k in dict(snapshot.summary())):
+            return datetime.fromtimestamp(snapshot.timestampMillis() / 1000, UTC)
+        parent = snapshot.parentId()
+        snapshot = iceberg_table.snapshot(parent) if parent is not None else None
+    return None
+
+
+def _time_partition(iceberg_table) -> tuple[str, bool]:  # type: ignore[no-untyped-def]
+    """The column the table is partitioned by and whether by hour (else by day)."""
+    fields = iceberg_table.spec().fields()
+    for i in range(fields.size()):
+        field = fields.get(i)
+        transform = str(field.transform().toString())
+        if transform in ("hour", "day"):
+            return str(iceberg_table.schema().findColumnName(field.sourceId())), transform == "hour"
+    raise NotTimePartitioned(
+        "not partitioned by the day or hour of a timestamp, so not a table of the loader's; left alone"
+    )
+
+
+def _iterate(iterable):  # type: ignore[no-untyped-def]
+    iterator = iterable.iterator()
+    while iterator.hasNext():
+        yield iterator.next()
+
+
+def _sql_time(moment: datetime) -> str:
+    """A timestamp literal in UTC (the session's time zone), to the millisecond."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+
+
+def _map(values: dict[str, str]) -> str:
+    return ", ".join(f"'{k}', '{v}'" for k, v in values.items())
