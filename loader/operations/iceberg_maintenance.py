@@ -20,11 +20,11 @@ from datetime import UTC, datetime, timedelta
 from pyspark.sql import SparkSession
 
 from loader.config import LoaderSettings
+from loader.formats.iceberg import SUMMARY_PREFIX
 from loader.operations.compaction_plan import closed_before
 from loader.operations.hive_partitions import metastore_tables
 
 # The summary properties by which the Iceberg table format's appends name the Kafka offsets they cover.
-LOADER_SUMMARY_PREFIX = "loader.kafka."
 CATALOG = "spark_catalog"  # the session catalog, which Iceberg's SparkSessionCatalog serves
 
 
@@ -103,7 +103,7 @@ def newest_offsets_snapshot_time(iceberg_table) -> datetime | None:  # type: ign
     iceberg_table.refresh()
     snapshot = iceberg_table.currentSnapshot()
     while snapshot is not None:
-        if any(str(k).startswith(LOADER_SUMMARY_PREFIX) for k in dict(snapshot.summary())):
+        if any(str(k).startswith(SUMMARY_PREFIX) for k in dict(snapshot.summary())):
             return datetime.fromtimestamp(snapshot.timestampMillis() / 1000, UTC)
         parent = snapshot.parentId()
         snapshot = iceberg_table.snapshot(parent) if parent is not None else None
