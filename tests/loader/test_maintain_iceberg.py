@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from loader.operations.iceberg_maintenance import LOADER_SUMMARY_PREFIX
+from loader.formats.iceberg import SUMMARY_PREFIX
 from tests.loader.harness import REPO_ROOT
 
 pytestmark = pytest.mark.integration
@@ -119,7 +119,7 @@ def test_iceberg_small_files_of_a_closed_hour_become_few_while_a_reader_sees_eve
     closed_at = datetime.now(UTC).replace(minute=5, second=0, microsecond=0) - timedelta(hours=3)
     code = SCRIPT.format(
         warehouse=str(warehouse),
-        prefix=LOADER_SUMMARY_PREFIX,
+        prefix=SUMMARY_PREFIX,
         closed=closed_at.replace(tzinfo=None).isoformat(),
     )
     done = subprocess.run(
