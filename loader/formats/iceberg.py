@@ -121,31 +121,14 @@ class IcebergFormat:
         return self._held(self._iceberg_table(table), topic, topic_id)
 
     def _held(self, iceberg_table, topic: str, topic_id: str | None) -> dict[int, int]:  # type: ignore[no-untyped-def]
-        iceberg_table.refresh()
-        snapshot = iceberg_table.currentSnapshot()
-        for _ in range(MAX_ANCESTORS):
-            if snapshot is None:
-                return {}
-            summary = dict(snapshot.summary())
-            if any(k.startswith(SUMMARY_PREFIX) for k in summary):
-                return held_in(summary, topic, topic_id) or {}
-            parent = snapshot.parentId()
-            snapshot = iceberg_table.snapshot(parent) if parent is not None else None
-        return {}
+        return held_in(self._loader_summary(iceberg_table), topic, topic_id) or {}
 
     def _loader_summary(self, iceberg_table) -> dict[str, str]:  # type: ignore[no-untyped-def]
         """Every topic's property of the newest snapshot that carries the loader's properties."""
-        iceberg_table.refresh()
-        snapshot = iceberg_table.currentSnapshot()
-        for _ in range(MAX_ANCESTORS):
-            if snapshot is None:
-                return {}
-            summary = {k: v for k, v in dict(snapshot.summary()).items() if k.startswith(SUMMARY_PREFIX)}
-            if summary:
-                return summary
-            parent = snapshot.parentId()
-            snapshot = iceberg_table.snapshot(parent) if parent is not None else None
-        return {}
+        snapshot = newest_loader_snapshot(iceberg_table, MAX_ANCESTORS)
+        if snapshot is None:
+            return {}
+        return {k: v for k, v in dict(snapshot.summary()).items() if k.startswith(SUMMARY_PREFIX)}
 
     def append(self, append: Append) -> StagedTable | None:
         self._activate()
@@ -165,3 +148,18 @@ class IcebergFormat:
             writer.append()
         crash_point("after_iceberg_commit")
         return None
+
+
+def newest_loader_snapshot(iceberg_table, limit: int | None = None):  # type: ignore[no-untyped-def]
+    """The newest snapshot carrying the loader's properties, from the current one back through its
+    ancestors (at most `limit` of them): snapshots others made (compactions) carry none."""
+    iceberg_table.refresh()
+    snapshot = iceberg_table.currentSnapshot()
+    looked = 0
+    while snapshot is not None and (limit is None or looked < limit):
+        if any(str(k).startswith(SUMMARY_PREFIX) for k in dict(snapshot.summary())):
+            return snapshot
+        looked += 1
+        parent = snapshot.parentId()
+        snapshot = iceberg_table.snapshot(parent) if parent is not None else None
+    return None

@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 from pyspark.sql import SparkSession
 
 from loader.config import LoaderSettings
-from loader.formats.iceberg import SUMMARY_PREFIX
+from loader.formats.iceberg import newest_loader_snapshot
 from loader.operations.compaction_plan import closed_before
 from loader.operations.hive_partitions import metastore_tables
 
@@ -98,16 +98,10 @@ def maintain_table(
 
 
 def newest_offsets_snapshot_time(iceberg_table) -> datetime | None:  # type: ignore[no-untyped-def]
-    """When the newest snapshot carrying the loader's offsets was committed, from the current snapshot
-    back through its ancestors (compactions carry none); None when no snapshot carries them."""
-    iceberg_table.refresh()
-    snapshot = iceberg_table.currentSnapshot()
-    while snapshot is not None:
-        if any(str(k).startswith(SUMMARY_PREFIX) for k in dict(snapshot.summary())):
-            return datetime.fromtimestamp(snapshot.timestampMillis() / 1000, UTC)
-        parent = snapshot.parentId()
-        snapshot = iceberg_table.snapshot(parent) if parent is not None else None
-    return None
+    """When the newest snapshot carrying the loader's offsets was committed (compactions carry none);
+    None when no snapshot carries them."""
+    snapshot = newest_loader_snapshot(iceberg_table)
+    return None if snapshot is None else datetime.fromtimestamp(snapshot.timestampMillis() / 1000, UTC)
 
 
 def _time_partition(iceberg_table) -> tuple[str, bool]:  # type: ignore[no-untyped-def]
