@@ -40,6 +40,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import fastavro
@@ -402,6 +403,17 @@ def markdown(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
+def _import_first(*names: str) -> ModuleType:
+    """The first of the modules that the checkout under test has: `--code-dir` may name a version from
+    before the loader's modules moved into sub-packages."""
+    for name in names[:-1]:
+        try:
+            return importlib.import_module(name)
+        except ModuleNotFoundError:
+            continue
+    return importlib.import_module(names[-1])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -434,8 +446,8 @@ def main() -> None:
     loader = argparse.Namespace(
         job=importlib.import_module("loader.job"),
         config=importlib.import_module("loader.config"),
-        kafka_metadata=importlib.import_module("loader.kafka_metadata"),
-        planning=importlib.import_module("loader.planning"),
+        kafka_metadata=_import_first("loader.reading.kafka_metadata", "loader.kafka_metadata"),
+        planning=_import_first("loader.planning.offsets", "loader.planning"),
     )
     workdir = Path(tempfile.mkdtemp(prefix="loader-bench-"))
     try:

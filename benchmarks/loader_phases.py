@@ -36,8 +36,9 @@ from loader_services import (
 )
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from loader import job, table_catalog, topic_pass
+from loader import job, topic_pass
 from loader.config import LoaderSettings
+from loader.formats.hive import table_catalog
 
 PHASES: list[tuple[Any, str, str]] = [
     (job, "_load", "whole run"),

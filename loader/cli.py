@@ -15,9 +15,9 @@ import click
 from rich.console import Console
 
 from loader.config import LoaderSettings, read_config_file
-from loader.lock import LockHeld, RunLock
+from loader.operations.lock import LockHeld, RunLock
+from loader.reading.security_settings import security_options, take_security
 from loader.report import EXIT_LOCKED
-from loader.security_settings import security_options, take_security
 
 
 def _settings(config: Path | None, **flags: Any) -> LoaderSettings:
@@ -184,9 +184,9 @@ def run(config: Path | None, report_json: Path | None, **flags: Any) -> None:
 def status(config: Path | None, **flags: Any) -> None:
     """Per topic: saved offset, Kafka's end offset, lag, table and last load time."""
     settings = _settings(config, **flags)
-    from loader import status as status_module
-    from loader.kafka_access import KafkaRefused
-    from loader.kafka_metadata import KafkaUnavailable
+    from loader.operations import status as status_module
+    from loader.reading.kafka_access import KafkaRefused
+    from loader.reading.kafka_metadata import KafkaUnavailable
 
     try:
         sys.exit(status_module.show(settings, Console()))
@@ -204,8 +204,8 @@ def audit(config: Path | None, report_json: Path | None, **flags: Any) -> None:
     Exit status: 0 every window matches; 1 a window does not (the table names it); 2 usage.
     """
     settings = _settings(config, **flags)
-    from loader import audit as audit_module
     from loader import job
+    from loader.operations import audit as audit_module
     from loader.warehouse_layout import WarehouseMismatch
 
     spark = job.spark_for(settings)
@@ -283,7 +283,7 @@ def unlock(config: Path | None, yes: bool, **flags: Any) -> None:
     console = Console(stderr=True, soft_wrap=True)  # messages name paths: never cut them
     import socket
 
-    from loader.lock import Unlock, unlock_decision
+    from loader.operations.lock import Unlock, unlock_decision
 
     lock = RunLock(settings.state_location)
     if lock.is_local:
@@ -295,7 +295,7 @@ def unlock(config: Path | None, yes: bool, **flags: Any) -> None:
             sys.exit(1)
         return
     from loader import job
-    from loader.state_store import StateStore
+    from loader.planning.state_store import StateStore
 
     spark = job.spark_for(settings)
     try:

@@ -9,11 +9,11 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, Literal
 
-from loader.kafka_security import KafkaSecurity
 from loader.operations.compaction_plan import CompactionPolicy
-from loader.security_settings import CONFIG_KEYS as SECURITY_KEYS
+from loader.reading.kafka_security import KafkaSecurity
+from loader.reading.security_settings import CONFIG_KEYS as SECURITY_KEYS
+from loader.schema.partitioning import Granularity
 from loader.spark_session import ICEBERG_CATALOGS
-from loader.tables import Granularity
 from registry.client_settings import RegistryClientSettings
 
 
@@ -55,7 +55,8 @@ class LoaderSettings:
     maintain_grace_minutes: float = 60.0
     # Iceberg tables: snapshots older than this are expired (never the newest one carrying the offsets).
     maintain_snapshot_retention_minutes: float = 1440.0
-    # How every Kafka client and the registry client authenticate and verify (see loader.security_settings).
+    # How every Kafka client and the registry client authenticate and verify
+    # (see loader.reading.security_settings).
     kafka_security: KafkaSecurity = field(default_factory=KafkaSecurity)
     registry_access: RegistryClientSettings = field(default_factory=RegistryClientSettings)
 

@@ -3,7 +3,7 @@
 Discover (Kafka topics, registry subjects, in a few batched requests) -> plan (saved offsets to Kafka's
 end offsets, fixed now, at most `max-records-per-partition` per partition) -> per topic with new records,
 several at a time: one Spark job that reads its ranges, decodes and projects them, makes sure the table
-can hold them and stages them (see `loader.topic_pass`) -> commit (see `loader.commit_protocol`).
+can hold them and stages them (see `loader.topic_pass`) -> commit (see `loader.planning.commit_protocol`).
 
 A quiet topic (nothing new, schemas unchanged since its table last took them) costs no Spark job and no
 metastore call: only its share of the batched requests.
@@ -21,27 +21,39 @@ from pyspark.sql import SparkSession
 from rich.console import Console
 from rich.progress import Progress
 
-from loader.audit import TopicRecord, audit_path, audit_record
-from loader.commit_protocol import CommitLog, Manifest, StagedTable
 from loader.config import LoaderSettings
-from loader.event_lookup import SchemaLookup, schemas_signature
-from loader.event_types import event_table, topic_record_subjects
 from loader.fault_injection import crash_point
 from loader.formats import TableFormat
 from loader.formats.hive import HiveFormat
+from loader.formats.hive.metastore import add_partitions
+from loader.formats.hive.table_catalog import TableCatalog
 from loader.formats.iceberg import IcebergFormat
-from loader.kafka_access import KafkaRefused, java_refusal, require_read_access
-from loader.kafka_identity import ClusterChanged, cluster_change, comparable_topic_ids
-from loader.kafka_metadata import KafkaUnavailable, compacted_topics, list_topics, topic_ids, watermarks
-from loader.lock import LockHeld, RunLock
-from loader.naming import table_names
-from loader.planning import OffsetRange, plan_ranges
-from loader.registry_client import RegistryClient, RegistryUnavailable, SubjectSchemas
+from loader.operations.audit import TopicRecord, audit_path, audit_record
+from loader.operations.lock import LockHeld, RunLock
+from loader.planning.commit_protocol import CommitLog, Manifest, StagedTable
+from loader.planning.kafka_identity import ClusterChanged, cluster_change, comparable_topic_ids
+from loader.planning.offsets import OffsetRange, plan_ranges
+from loader.planning.state_store import StateStore
+from loader.reading.event_lookup import SchemaLookup, schemas_signature
+from loader.reading.event_types import event_table, topic_record_subjects
+from loader.reading.kafka_access import KafkaRefused, java_refusal, require_read_access
+from loader.reading.kafka_metadata import (
+    KafkaUnavailable,
+    compacted_topics,
+    list_topics,
+    topic_ids,
+    watermarks,
+)
+from loader.reading.registry_client import RegistryClient, RegistryUnavailable, SubjectSchemas
 from loader.report import EXIT_BAD_RECORDS, EXIT_FAILED, EXIT_LOCKED, RunReport, TopicReport
-from loader.spark_session import SparkSettings, build_spark_session, iceberg_conf, iceberg_jars
-from loader.state_store import StateStore
-from loader.table_catalog import TableCatalog
-from loader.tables import add_partitions, forget_cached_tables
+from loader.schema.naming import table_names
+from loader.spark_session import (
+    SparkSettings,
+    build_spark_session,
+    forget_cached_tables,
+    iceberg_conf,
+    iceberg_jars,
+)
 from loader.topic_pass import QUARANTINE_TABLE, RunContext, TopicWork, load_topic
 from loader.warehouse_layout import WarehouseMismatch, claim_database, raise_misplaced_tables
 
@@ -290,7 +302,6 @@ def _load(
         spark,
         log,
         report.run_id,
-        catalog,
         tables,
         registry,
         lookup,

@@ -42,7 +42,7 @@ class TopicReport:
     windows: dict[str, int] = field(default_factory=dict)  # 10-minute window (UTC) -> records read
     skipped_windows: dict[str, int] = field(default_factory=dict)  # window -> tombstones not loaded
     # A topic of several event types: record full name -> the subject its rows project onto, and each
-    # table's records this run (see `loader.event_types`).
+    # table's records this run (see `loader.reading.event_types`).
     event_types: dict[str, str] = field(default_factory=dict)
     tables: dict[str, int] = field(default_factory=dict)
 

@@ -230,3 +230,9 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
         builder = builder.config(key, value)
     with _private_working_directory():
         return builder.enableHiveSupport().getOrCreate()
+
+
+def forget_cached_tables(spark: SparkSession) -> None:
+    """Drops what this session remembers of every table (relations, file listings): one call after a
+    commit instead of a metastore round trip per table."""
+    spark._jsparkSession.sessionState().catalog().invalidateAllCachedTables()

@@ -16,10 +16,12 @@ from functools import reduce
 from pyspark.sql import Column, DataFrame, Observation, SparkSession
 from pyspark.sql import functions as F
 
-from loader.column_defaults import existence_defaults
-from loader.commit_protocol import CommitLog, StagedTable
 from loader.config import LoaderSettings
-from loader.decoding import (
+from loader.fault_injection import crash_point
+from loader.formats import Append, TableFormat, already_held
+from loader.planning.commit_protocol import CommitLog, StagedTable
+from loader.planning.offsets import OffsetRange
+from loader.reading.decoding import (
     KAFKA_COLUMNS,
     METADATA_COLUMNS,
     METADATA_DEFAULTS,
@@ -32,19 +34,15 @@ from loader.decoding import (
     user_fields,
     with_reasons_by_id,
 )
-from loader.event_lookup import SchemaLookup
-from loader.event_types import VALUE_TYPE, Placement, event_table, event_types
-from loader.fault_injection import crash_point
-from loader.formats import Append, TableFormat, already_held
-from loader.kafka_access import java_refusal
-from loader.planning import OffsetRange
-from loader.registry_client import RegistryClient, SubjectSchemas, describe_foreign_id
+from loader.reading.event_lookup import SchemaLookup
+from loader.reading.event_types import VALUE_TYPE, Placement, event_table, event_types
+from loader.reading.kafka_access import java_refusal
+from loader.reading.registry_client import RegistryClient, SubjectSchemas, describe_foreign_id
+from loader.reading.topic_read import CountedRead, read_ranges
 from loader.report import TopicReport
-from loader.table_catalog import TableCatalog
-from loader.table_evolution import UnrepresentableChange
-from loader.tables import TableState, with_column_metadata
-from loader.topic_read import CountedRead, read_ranges
-from loader.union_columns import fit_unions, reshape
+from loader.schema.column_defaults import existence_defaults, with_column_metadata
+from loader.schema.table_evolution import TableState, UnrepresentableChange
+from loader.schema.union_columns import fit_unions, reshape
 
 QUARANTINE_TABLE = "loader_quarantine"
 # At most this many distinct foreign schema ids per topic and run are looked up in the registry to say
@@ -84,7 +82,6 @@ class RunContext:
     spark: SparkSession
     log: CommitLog
     run_id: str
-    catalog: TableCatalog
     tables: TableFormat
     registry: RegistryClient
     lookup: SchemaLookup
@@ -189,7 +186,7 @@ def _targets(run: RunContext, work: TopicWork) -> list[Target]:
         schemas = _type_schemas(run, name, subject)
         table = event_table(work.topic, name)
         owner = f"topic {work.topic}, event type {name}"
-        with run.catalog.lock:
+        with run.tables.lock:
             claimed = run.claims.setdefault(table, owner)
         if claimed != owner:
             raise ValueError(

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from pyspark.sql import SparkSession
 
-from loader.state_store import StateStore
+from loader.planning.state_store import StateStore
 
 
 class WarehouseMismatch(RuntimeError):

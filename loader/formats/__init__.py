@@ -2,7 +2,7 @@
 with the Kafka offsets they cover, and says which offsets a table already holds.
 
 The passes (`loader.topic_pass`) and the run (`loader.job`) speak only this interface; `loader.formats.hive`
-stages ORC files that the run's manifest commits (`loader.commit_protocol`), `loader.formats.iceberg`
+stages ORC files that the run's manifest commits (`loader.planning.commit_protocol`), `loader.formats.iceberg`
 commits each append as one Iceberg snapshot that names its offsets.
 """
 
@@ -16,8 +16,8 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
-from loader.commit_protocol import StagedTable
-from loader.tables import TableState
+from loader.planning.commit_protocol import StagedTable
+from loader.schema.table_evolution import TableState
 
 
 @dataclass(frozen=True)

@@ -19,12 +19,12 @@ from pyspark.sql import functions as F
 from pyspark.sql.functions import partitioning
 from pyspark.sql.types import StructType
 
-from loader.commit_protocol import StagedTable
 from loader.fault_injection import crash_point
 from loader.formats import Append
 from loader.formats.iceberg_schema import evolution_statements
-from loader.table_evolution import plan_evolution
-from loader.tables import Granularity, TableState
+from loader.planning.commit_protocol import StagedTable
+from loader.schema.partitioning import Granularity
+from loader.schema.table_evolution import TableState, plan_evolution
 
 SUMMARY_PREFIX = "loader.kafka."
 # How far back a table's snapshots are searched for the loader's property (past compactions).

@@ -1,4 +1,4 @@
-"""An evolution plan (`loader.table_evolution`) as Iceberg DDL: columns are added by field id (nested
+"""An evolution plan (`loader.schema.table_evolution`) as Iceberg DDL: columns are added by field id (nested
 fields inside their struct, array element or map value), and widened where Iceberg can (int -> long,
 float -> double); other widenings that ORC reads are refused, since Iceberg would reject them."""
 
@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from pyspark.sql.types import BinaryType, DataType, DoubleType, FloatType, IntegerType, LongType, StringType
 
-from loader.table_evolution import ColumnChange, UnrepresentableChange
+from loader.schema.table_evolution import ColumnChange, UnrepresentableChange
 
 ICEBERG_WIDENINGS = {("int", "bigint"), ("float", "double")}
-# The types of the widenings the plan allows (`loader.table_evolution.READABLE_WIDENINGS`), by name.
+# The types of the widenings the plan allows (`loader.schema.table_evolution.READABLE_WIDENINGS`), by name.
 _TYPES: dict[str, DataType] = {
     t.simpleString(): t
     for t in (IntegerType(), LongType(), FloatType(), DoubleType(), StringType(), BinaryType())

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pyspark.sql import Observation, SparkSession
 from pyspark.sql import functions as F
 
+from loader.formats.hive.metastore import RELOCATED_PROPERTY, partition_location
 from loader.operations.compaction_plan import DataFile, PartitionListing
-from loader.state_store import StateStore
-from loader.tables import RELOCATED_PROPERTY, partition_location
+from loader.planning.state_store import StateStore
 
 
 @dataclass(frozen=True)

@@ -29,10 +29,9 @@ from pyspark.sql import SparkSession
 from rich.console import Console
 from rich.table import Table
 
-from loader.commit_protocol import CommitLog
 from loader.config import LoaderSettings
 from loader.fault_injection import crash_point
-from loader.lock import LockHeld, RunLock
+from loader.formats.hive.metastore import add_partitions
 from loader.operations.compaction_plan import Cleanup, Compaction, cleanup_decision, plan_compactions
 from loader.operations.hive_partitions import (
     HiveTable,
@@ -44,10 +43,12 @@ from loader.operations.hive_partitions import (
     switch_locations,
 )
 from loader.operations.iceberg_maintenance import NotTimePartitioned, iceberg_tables, maintain_table
+from loader.operations.lock import LockHeld, RunLock
 from loader.operations.relocation_record import Relocation, RelocationLog
+from loader.planning.commit_protocol import CommitLog
+from loader.planning.state_store import StateStore
 from loader.report import EXIT_FAILED, EXIT_LOCKED
-from loader.state_store import StateStore
-from loader.tables import add_partitions, forget_cached_tables
+from loader.spark_session import forget_cached_tables
 from loader.warehouse_layout import WarehouseMismatch, check_layout
 
 COMPACTED_DIR = "_compacted"  # under a table's directory; `_` keeps it out of every reader's listing

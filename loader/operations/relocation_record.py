@@ -17,7 +17,7 @@ import posixpath
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from loader.state_store import StateStore
+from loader.planning.state_store import StateStore
 
 RECORDS_DIR = "maintain"
 

@@ -11,9 +11,9 @@ import pytest
 from confluent_kafka import Producer
 from pyspark.sql import SparkSession
 
-from loader.kafka_metadata import list_topics, watermarks
-from loader.kafka_security import KafkaSecurity, spark_kafka_options
-from loader.planning import Watermarks
+from loader.planning.offsets import Watermarks
+from loader.reading.kafka_metadata import list_topics, watermarks
+from loader.reading.kafka_security import KafkaSecurity, spark_kafka_options
 from registry.secret_values import secret_from_file
 from tests.fixtures.kafka import SecuredKafkaBroker
 

@@ -23,7 +23,7 @@ from pyspark.sql import SparkSession
 
 from loader import job
 from loader.config import LoaderSettings
-from loader.kafka_metadata import watermarks
+from loader.reading.kafka_metadata import watermarks
 from loader.report import RunReport
 from tests.fixtures.kafka import KafkaBroker
 

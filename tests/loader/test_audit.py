@@ -10,10 +10,10 @@ import pytest
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
-from loader.audit import audit, window_of
+from loader.formats.hive.metastore import table_location
 from loader.job import QUARANTINE_TABLE
-from loader.state_store import StateStore
-from loader.tables import table_location
+from loader.operations.audit import audit, window_of
+from loader.planning.state_store import StateStore
 from tests.loader.harness import Harness, record_schema
 
 pytestmark = pytest.mark.integration

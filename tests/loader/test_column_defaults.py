@@ -7,8 +7,8 @@ import json
 import pytest
 from pyspark.sql.types import LongType, StringType, StructField, StructType
 
-from loader.column_defaults import EXISTS_DEFAULT, existence_defaults, sql_literal
-from loader.table_evolution import plan_evolution
+from loader.schema.column_defaults import EXISTS_DEFAULT, existence_defaults, sql_literal
+from loader.schema.table_evolution import plan_evolution
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from loader.commit_protocol import Manifest, StagedTable, final_file_name, partition_spec, relative_to
+from loader.planning.commit_protocol import (
+    Manifest,
+    StagedTable,
+    final_file_name,
+    partition_spec,
+    relative_to,
+)
 
 
 def test_manifest_round_trip() -> None:

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from loader.event_lookup import SchemaLookup, schemas_signature
-from loader.event_types import (
+from loader.reading.event_lookup import SchemaLookup, schemas_signature
+from loader.reading.event_types import (
     VALUE_TYPE,
     Placement,
     event_table,
@@ -18,7 +18,7 @@ from loader.event_types import (
     topic_record_subjects,
     types_signature,
 )
-from loader.registry_client import RegistrySnapshot
+from loader.reading.registry_client import RegistrySnapshot
 
 
 def record(name: str, namespace: str | None = None) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from loader.naming import table_name
+from loader.schema.naming import table_name
 from tests.fixtures.hive_metastore import HiveMetastore
 from tests.infrastructure.test_hive_metastore_service import run_spark
 from tests.loader.harness import Harness, record_schema

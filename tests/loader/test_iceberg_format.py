@@ -9,7 +9,7 @@ import pytest
 
 from loader.formats.iceberg import cumulative, held_in, summary_key, summary_value
 from loader.formats.iceberg_schema import evolution_statements, iceberg_path
-from loader.table_evolution import ColumnChange, UnrepresentableChange
+from loader.schema.table_evolution import ColumnChange, UnrepresentableChange
 from tests.loader.harness import Harness, record_schema
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from loader.kafka_access import java_refusal, refusal
-from loader.kafka_security import KafkaSecurity
+from loader.reading.kafka_access import java_refusal, refusal
+from loader.reading.kafka_security import KafkaSecurity
 from registry.secret_values import Secret
 
 SCRAM = KafkaSecurity(

@@ -13,8 +13,8 @@ from confluent_kafka.admin import NewTopic
 from pyspark.sql import SparkSession
 from rich.console import Console
 
-from loader import status
-from loader.audit import audit
+from loader.operations import status
+from loader.operations.audit import audit
 from tests.fixtures.kafka import KafkaBroker
 from tests.fixtures.ports import free_port
 from tests.loader.harness import Harness, record_schema

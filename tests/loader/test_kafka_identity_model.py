@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from loader.commit_protocol import Manifest
-from loader.kafka_identity import cluster_change, comparable_topic_ids
+from loader.planning.commit_protocol import Manifest
+from loader.planning.kafka_identity import cluster_change, comparable_topic_ids
 
 
 def test_the_same_cluster_or_a_state_without_one_goes_on() -> None:

@@ -12,10 +12,10 @@ from confluent_kafka import Producer
 from confluent_kafka.serialization import MessageField
 from pyspark.sql import SparkSession
 
-from loader.audit import audit
-from loader.kafka_metadata import watermarks
-from loader.naming import table_name
+from loader.operations.audit import audit
+from loader.reading.kafka_metadata import watermarks
 from loader.report import TopicReport
+from loader.schema.naming import table_name
 from tests.loader.harness import (
     Harness,
     committed_offsets,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from loader.kafka_security import (
+from loader.reading.kafka_security import (
     KafkaSecurity,
     KafkaSecurityError,
     jaas_config,

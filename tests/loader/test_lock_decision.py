@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 
-from loader.lock import LockOwner, Unlock, unlock_decision
+from loader.operations.lock import LockOwner, Unlock, unlock_decision
 
 HERE = "loader-host-1"
 

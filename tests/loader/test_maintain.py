@@ -21,13 +21,13 @@ import pytest
 from confluent_kafka import Producer
 from pyspark.sql import SparkSession
 
-from loader.audit import audit
+from loader.formats.hive.metastore import partition_location
 from loader.job import QUARANTINE_TABLE
-from loader.lock import RunLock
-from loader.naming import table_name
+from loader.operations.audit import audit
+from loader.operations.lock import RunLock
 from loader.operations.maintain import COMPACTED_DIR, CRASH_POINTS, maintain
 from loader.report import EXIT_LOCKED
-from loader.tables import partition_location
+from loader.schema.naming import table_name
 from tests.fixtures.hive_metastore import HiveMetastore
 from tests.infrastructure.test_hive_metastore_service import SESSION
 from tests.loader.harness import REPO_ROOT, Harness, record_schema

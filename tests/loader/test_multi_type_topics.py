@@ -22,8 +22,8 @@ from confluent_kafka.serialization import MessageField, SerializationContext
 from pyspark.sql import SparkSession
 from rich.console import Console
 
-from loader import status
-from loader.audit import audit
+from loader.operations import status
+from loader.operations.audit import audit
 from loader.report import TopicReport
 from tests.loader.harness import Harness, committed_offsets
 from tests.loader.test_run_process import killed_runs

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from loader.naming import TableNameCollision, table_name, table_names
+from loader.schema.naming import TableNameCollision, table_name, table_names
 
 
 @pytest.mark.parametrize(

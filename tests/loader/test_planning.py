@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import json
 
-from loader.planning import OffsetRange, Plan, Watermarks, kafka_source_options, plan_ranges, task_count
+from loader.planning.offsets import (
+    OffsetRange,
+    Plan,
+    Watermarks,
+    kafka_source_options,
+    plan_ranges,
+    task_count,
+)
 
 
 def test_saved_offsets_continue_and_new_partitions_start_at_earliest() -> None:

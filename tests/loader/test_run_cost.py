@@ -11,8 +11,9 @@ import pytest
 from confluent_kafka import Producer
 from pyspark.sql import SparkSession
 
-from loader import job, topic_read
-from loader.audit import audit
+from loader import job
+from loader.operations.audit import audit
+from loader.reading import topic_read
 from tests.loader.harness import Harness, record_schema
 
 pytestmark = pytest.mark.integration
@@ -96,7 +97,7 @@ def test_counts_stay_exact_when_a_run_spans_more_windows_than_the_histogram_hold
     harness: Harness, spark: SparkSession, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(topic_read, "HISTOGRAM_BINS", 2)
-    monkeypatch.setattr("loader.window_counts.HISTOGRAM_BINS", 2)
+    monkeypatch.setattr("loader.reading.window_counts.HISTOGRAM_BINS", 2)
     topic = harness.topic()
     serialize = harness.serializer(topic, V1)
     producer = Producer({"bootstrap.servers": harness.kafka.bootstrap})

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from loader.lock import RunLock
+from loader.operations.lock import RunLock
+from loader.planning.state_store import StateStore
 from loader.report import EXIT_LOCKED
-from loader.state_store import StateStore
 from tests.loader.harness import Harness, record_schema
 
 pytestmark = pytest.mark.integration

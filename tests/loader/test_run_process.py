@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from loader.fault_injection import CRASH_POINTS, ICEBERG_CRASH_POINTS
-from loader.kafka_metadata import watermarks
+from loader.reading.kafka_metadata import watermarks
 from loader.report import EXIT_LOCKED
 from tests.loader.harness import (
     REPO_ROOT,

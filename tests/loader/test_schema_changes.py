@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from pyspark.sql import SparkSession
 
-from loader.decoding import METADATA_COLUMNS
+from loader.reading.decoding import METADATA_COLUMNS
 from loader.report import EXIT_FAILED, RunReport, TopicReport
 from tests.fixtures.kafka import KafkaBroker
 from tests.loader.harness import Harness, record_schema
@@ -235,7 +235,7 @@ def test_nullable_column_gaining_a_type_keeps_its_column_and_gets_one_for_the_ne
     evolved: Evolved, spark: SparkSession
 ) -> None:
     """["null","string"] is a plain string column; when the union gains long, `ref` keeps the strings and
-    `ref_long` holds the longs, at the top level and inside a record (see loader.union_columns)."""
+    `ref_long` holds the longs, at the top level and inside a record (see loader.schema.union_columns)."""
     assert evolved.topic_report("nullable_union").status == "loaded"
     types = evolved.types(spark, "nullable_union")
     assert (types["ref"], types["ref_long"]) == ("string", "bigint")

@@ -18,7 +18,7 @@ import pytest
 from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
 from pyspark.sql import SparkSession
 
-from loader.kafka_security import KafkaSecurity
+from loader.reading.kafka_security import KafkaSecurity
 from loader.report import EXIT_FAILED
 from registry.client_settings import RegistryClientSettings
 from registry.secret_values import Secret, secret_from_file

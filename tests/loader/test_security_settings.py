@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from loader.cli import _settings, main
 from loader.config import read_config_file
-from loader.security_settings import client_properties, take_security
+from loader.reading.security_settings import client_properties, take_security
 from registry.secret_values import Secret, SecretError
 
 KEY_PEM = "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n"

@@ -7,7 +7,7 @@ from confluent_kafka import TopicPartition
 from pyspark.sql import SparkSession
 from rich.console import Console
 
-from loader import status
+from loader.operations import status
 from tests.loader.harness import Harness, record_schema
 
 pytestmark = pytest.mark.integration

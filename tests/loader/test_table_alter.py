@@ -18,8 +18,8 @@ from pyspark.sql.types import (
     StructType,
 )
 
-from loader.table_alter import replace_data_columns, table_data_schema
-from loader.table_evolution import plan_evolution
+from loader.formats.hive.table_alter import replace_data_columns, table_data_schema
+from loader.schema.table_evolution import plan_evolution
 
 pytestmark = pytest.mark.integration
 

@@ -18,7 +18,7 @@ from pyspark.sql.types import (
     StructType,
 )
 
-from loader.table_evolution import ColumnChange, UnrepresentableChange, plan_evolution
+from loader.schema.table_evolution import ColumnChange, UnrepresentableChange, plan_evolution
 
 INT, LONG, FLOAT, DOUBLE = IntegerType(), LongType(), FloatType(), DoubleType()
 STRING, BYTES, BOOL = StringType(), BinaryType(), BooleanType()

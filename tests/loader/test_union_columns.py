@@ -17,8 +17,8 @@ from pyspark.sql.types import (
     StructType,
 )
 
-from loader.table_evolution import UnrepresentableChange, plan_evolution
-from loader.union_columns import Pick, Shape, fit_unions
+from loader.schema.table_evolution import UnrepresentableChange, plan_evolution
+from loader.schema.union_columns import Pick, Shape, fit_unions
 
 INT, LONG, DOUBLE, STRING, BYTES = IntegerType(), LongType(), DoubleType(), StringType(), BinaryType()
 

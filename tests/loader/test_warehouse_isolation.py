@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from loader.audit import audit
-from loader.naming import table_name
+from loader.operations.audit import audit
+from loader.schema.naming import table_name
 from loader.spark_session import EMBEDDED_METASTORE_DIR
 from loader.warehouse_layout import WarehouseMismatch
 from tests.loader.harness import Harness, record_schema

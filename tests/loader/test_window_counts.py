@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
-from loader.window_counts import HISTOGRAM_BINS, counts_from_histogram, is_exact, window_label
+from loader.reading.window_counts import HISTOGRAM_BINS, counts_from_histogram, is_exact, window_label
 
 
 def test_a_window_number_is_labelled_by_its_start_in_utc() -> None:

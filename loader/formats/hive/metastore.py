@@ -1,58 +1,16 @@
-"""The Hive/Spark tables the loader owns: their time partitions, their columns' metadata, and the
-registration of new partitions once the files are in place. Stored as ORC (see `loader.table_evolution`
-for why); created and evolved through `loader.table_catalog`."""
+"""What the loader asks of and tells the Hive metastore about its ORC tables, straight through Spark's
+external catalog: where a table or partition is, and the registration of new partitions once the files
+are in place. Stored as ORC (see `loader.schema.table_evolution` for why); created and evolved through
+`loader.formats.hive.table_catalog`."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal
+from pyspark.sql import SparkSession
 
-from pyspark.sql import Column, SparkSession
-from pyspark.sql import functions as F
-from pyspark.sql.types import StructField, StructType
-
-from loader.column_defaults import EXISTS_DEFAULT
-from loader.table_evolution import ColumnChange
-
-Granularity = Literal["day", "hour"]
 TABLE_FORMAT = "orc"
 # Set on a table before `loader maintain` first points one of its partitions at a directory other than
 # `<table>/dt=...`: a run that adds files to such a table asks the metastore where the partitions are.
 RELOCATED_PROPERTY = "loader.partitions-relocated"
-
-
-def partition_columns(granularity: Granularity) -> list[str]:
-    return ["dt", "hour"] if granularity == "hour" else ["dt"]
-
-
-def partition_values(timestamp: Column, granularity: Granularity) -> dict[str, Column]:
-    """The time partition of a record, from its Kafka timestamp in UTC (the session's time zone)."""
-    values = {"dt": F.date_format(timestamp, "yyyy-MM-dd")}
-    if granularity == "hour":
-        values["hour"] = F.date_format(timestamp, "HH")
-    return values
-
-
-@dataclass(frozen=True)
-class TableState:
-    action: Literal["created", "evolved", "unchanged"]
-    location: str
-    changes: list[ColumnChange] = field(default_factory=list)
-
-
-def with_column_metadata(
-    schema: StructType, comments: dict[str, str], defaults: dict[str, str]
-) -> StructType:
-    """Top-level columns with their Avro doc as comment and their Avro default as existence default."""
-    fields = []
-    for f in schema.fields:
-        metadata: dict[str, str] = {}
-        if f.name in comments:
-            metadata["comment"] = comments[f.name]
-        if f.name in defaults:
-            metadata[EXISTS_DEFAULT] = defaults[f.name]
-        fields.append(StructField(f.name, f.dataType, True, metadata))
-    return StructType(fields)
 
 
 def table_location(spark: SparkSession, qualified_name: str) -> str:
@@ -115,9 +73,3 @@ def partition_location(spark: SparkSession, qualified_name: str, spec: dict[str,
         return None
     location = found.get().storage().locationUri()
     return str(location.get().toString()) if location.isDefined() else None
-
-
-def forget_cached_tables(spark: SparkSession) -> None:
-    """Drops what this session remembers of every table (relations, file listings): one call after a
-    commit instead of a metastore round trip per table."""
-    spark._jsparkSession.sessionState().catalog().invalidateAllCachedTables()

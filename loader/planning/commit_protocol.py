@@ -23,8 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from loader.fault_injection import crash_point
-from loader.planning import TopicPartition
-from loader.state_store import StateStore
+from loader.planning.offsets import TopicPartition
+from loader.planning.state_store import StateStore
 
 
 @dataclass(frozen=True)
@@ -40,16 +40,17 @@ class Manifest:
     run_id: str
     offsets: dict[TopicPartition, int]
     tables: list[StagedTable] = field(default_factory=list)
-    # Files beside the tables, moved with them: the run's audit record (see `loader.audit`).
+    # Files beside the tables, moved with them: the run's audit record (see `loader.operations.audit`).
     extra_files: list[tuple[str, str]] = field(default_factory=list)
-    # Which Kafka the offsets are of (see `loader.kafka_identity`): None in manifests of older versions.
+    # Which Kafka the offsets are of (see `loader.planning.kafka_identity`): None in manifests of older
+    # versions.
     cluster_id: str | None = None
     topic_ids: dict[str, str] = field(default_factory=dict)
     # Per topic, the schemas its table was last made to hold: a quiet topic whose schemas did not change
     # since costs a run nothing (see `loader.job`).
     table_schemas: dict[str, str] = field(default_factory=dict)
     # Per topic of several event types, the record-named ones loaded so far (record full name -> subject,
-    # see `loader.event_types`): later runs load them without looking for them again.
+    # see `loader.reading.event_types`): later runs load them without looking for them again.
     event_types: dict[str, dict[str, str]] = field(default_factory=dict)
     # Per topic without any, the offset (per partition) up to which its records were looked into for
     # event types and none was found: the next run looks only at newer ones.

@@ -3,7 +3,7 @@
 Each topic's pass reads its own ranges straight from Kafka: a run keeps no copy of what it read, no pass
 scans another topic's records, and Kafka (which holds the records anyway) serves the rare second read
 that collects a topic's bad records. What was read is counted per window in the same job that writes the
-rows (see `loader.window_counts`).
+rows (see `loader.reading.window_counts`).
 """
 
 from __future__ import annotations
@@ -15,9 +15,15 @@ from pyspark.sql import DataFrame, Observation, SparkSession
 from pyspark.sql import functions as F
 
 from loader.config import LoaderSettings
-from loader.kafka_security import spark_kafka_options
-from loader.planning import OffsetRange, kafka_source_options, task_count
-from loader.window_counts import HISTOGRAM_BINS, WINDOW_SECONDS, counts_from_histogram, is_exact, summed
+from loader.planning.offsets import OffsetRange, kafka_source_options, task_count
+from loader.reading.kafka_security import spark_kafka_options
+from loader.reading.window_counts import (
+    HISTOGRAM_BINS,
+    WINDOW_SECONDS,
+    counts_from_histogram,
+    is_exact,
+    summed,
+)
 
 
 def read_ranges(spark: SparkSession, settings: LoaderSettings, ranges: list[OffsetRange]) -> DataFrame:

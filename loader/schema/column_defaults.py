@@ -4,7 +4,7 @@ When a field with a default is added, rows loaded before the change have no such
 Spark reads a missing column as the column's *existence default* (the `EXISTS_DEFAULT` field metadata,
 stored with the table's schema), so the table gives those rows the Avro default, as Avro's own schema
 resolution would, instead of NULL. The value belongs to the column's history: it is set when the column
-is added and kept after (see `loader.table_evolution`).
+is added and kept after (see `loader.schema.table_evolution`).
 
 Only defaults with an exact SQL literal are carried: strings, enums, booleans and numbers without a
 logical type. Other defaults (bytes, records, arrays, maps, timestamps...) leave old rows NULL.
@@ -15,6 +15,8 @@ from __future__ import annotations
 import json
 import math
 from typing import Any
+
+from pyspark.sql.types import StructField, StructType
 
 EXISTS_DEFAULT = "EXISTS_DEFAULT"
 
@@ -85,3 +87,18 @@ def _string(value: Any) -> str | None:
     if not isinstance(value, str):
         return None
     return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def with_column_metadata(
+    schema: StructType, comments: dict[str, str], defaults: dict[str, str]
+) -> StructType:
+    """Top-level columns with their Avro doc as comment and their Avro default as existence default."""
+    fields = []
+    for f in schema.fields:
+        metadata: dict[str, str] = {}
+        if f.name in comments:
+            metadata["comment"] = comments[f.name]
+        if f.name in defaults:
+            metadata[EXISTS_DEFAULT] = defaults[f.name]
+        fields.append(StructField(f.name, f.dataType, True, metadata))
+    return StructType(fields)

@@ -9,7 +9,7 @@ refuses another cluster unless told, by its id, to accept it.
 
 from __future__ import annotations
 
-from loader.commit_protocol import Manifest
+from loader.planning.commit_protocol import Manifest
 
 
 class ClusterChanged(RuntimeError):

@@ -18,7 +18,7 @@ from typing import Any
 
 import click
 
-from loader.kafka_security import MECHANISMS, PROTOCOLS, KafkaSecurity
+from loader.reading.kafka_security import MECHANISMS, PROTOCOLS, KafkaSecurity
 from registry.client_settings import RegistryClientSettings, settings_from
 from registry.secret_values import (
     Secret,

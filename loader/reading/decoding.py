@@ -26,7 +26,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.avro.functions import from_avro
 
-from loader.registry_client import SubjectSchemas
+from loader.reading.registry_client import SubjectSchemas
 
 DECODED_FLAG = "__loader_decoded"
 HEADER_BYTES = 5
@@ -43,7 +43,8 @@ METADATA_COLUMNS = (
     "_kafka_headers",
     "_kafka_deleted",
 )
-# What rows loaded before a metadata column existed read in it (SQL literals, see loader.column_defaults).
+# What rows loaded before a metadata column existed read in it (SQL literals, see
+# loader.schema.column_defaults).
 METADATA_DEFAULTS = {"_kafka_deleted": "FALSE"}
 # The Kafka source's columns the decoding reads (what an empty read must have too).
 HEADERS_TYPE = "array<struct<key: string, value: binary>>"

@@ -17,7 +17,7 @@ from collections.abc import Collection, Iterable
 from confluent_kafka import KafkaError, KafkaException, TopicCollection
 from confluent_kafka.admin import AclOperation, AdminClient, ClusterMetadata
 
-from loader.kafka_security import KafkaSecurity, librdkafka_config
+from loader.reading.kafka_security import KafkaSecurity, librdkafka_config
 
 SLICE_S = 0.5  # the first wait for metadata; each next one twice as long, up to MAX_SLICE_S
 MAX_SLICE_S = 8.0

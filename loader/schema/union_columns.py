@@ -8,7 +8,7 @@ a plain column, the union is split across columns instead: the member of the col
 `ref` (same name, same type, same meaning), and every other member gets a column of its own named
 `<field>_<type>` (`ref_long`), NULL unless the record's value had that type. A later branch adds one more
 column (`ref_double`); nothing is renamed or reshuffled. A union that was several types from the start
-stays the struct spark-avro makes, to which a new branch adds a field (see `loader.table_evolution`).
+stays the struct spark-avro makes, to which a new branch adds a field (see `loader.schema.table_evolution`).
 
 `fit_unions` decides this on types alone (no Spark session) and returns the columns the table must have
 plus a `Shape` that says where each comes from; `reshape` applies it to the decoded rows.
@@ -23,7 +23,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import ArrayType, DataType, MapType, StructField, StructType
 
-from loader.table_evolution import READABLE_WIDENINGS, UnrepresentableChange, is_union_struct
+from loader.schema.table_evolution import READABLE_WIDENINGS, UnrepresentableChange, is_union_struct
 
 MEMBER_PREFIX = "member_"
 

@@ -18,18 +18,12 @@ from dataclasses import dataclass
 from pyspark.sql import SparkSession
 from pyspark.sql.types import StructType
 
-from loader.commit_protocol import partition_spec
-from loader.state_store import StateStore
-from loader.table_alter import replace_data_columns
-from loader.table_evolution import plan_evolution
-from loader.tables import (
-    RELOCATED_PROPERTY,
-    TABLE_FORMAT,
-    Granularity,
-    TableState,
-    partition_columns,
-    partition_location,
-)
+from loader.formats.hive.metastore import RELOCATED_PROPERTY, TABLE_FORMAT, partition_location
+from loader.formats.hive.table_alter import replace_data_columns
+from loader.planning.commit_protocol import partition_spec
+from loader.planning.state_store import StateStore
+from loader.schema.partitioning import Granularity, partition_columns
+from loader.schema.table_evolution import TableState, plan_evolution
 
 
 @dataclass(frozen=True)

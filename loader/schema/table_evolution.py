@@ -31,7 +31,7 @@ from pyspark.sql.types import (
     StructType,
 )
 
-from loader.column_defaults import EXISTS_DEFAULT
+from loader.schema.column_defaults import EXISTS_DEFAULT
 
 # Widening conversions the table format's reader performs on old files (see the module docstring).
 READABLE_WIDENINGS: frozenset[tuple[type[DataType], type[DataType]]] = frozenset(
@@ -170,9 +170,18 @@ def _merge_type(old: DataType, new: DataType, path: str, changes: list[ColumnCha
 
 def is_union_struct(data_type: DataType) -> bool:
     """A union of several non-null types, as spark-avro maps it with stable identifiers (a plain column
-    whose union gains a type is handled before planning, in `loader.union_columns`)."""
+    whose union gains a type is handled before planning, in `loader.schema.union_columns`)."""
     return (
         isinstance(data_type, StructType)
         and len(data_type.fields) > 1
         and all(f.name.startswith("member_") for f in data_type.fields)
     )
+
+
+@dataclass(frozen=True)
+class TableState:
+    """What making sure of a table did to it in this run, whatever its format."""
+
+    action: Literal["created", "evolved", "unchanged"]
+    location: str
+    changes: list[ColumnChange] = field(default_factory=list)

@@ -1,6 +1,6 @@
-"""Hive ORC tables: the metastore's tables (`loader.table_catalog`), rows staged as ORC files
-(`loader.staging`) that the run's manifest moves into place (`loader.commit_protocol`). The manifest is
-the only account of what the tables hold, so `held_offsets` has nothing to add to it."""
+"""Hive ORC tables: the metastore's tables (`table_catalog`), rows staged as ORC files (`staging`) that
+the run's manifest moves into place (`loader.planning.commit_protocol`). The manifest is the only account
+of what the tables hold, so `held_offsets` has nothing to add to it."""
 
 from __future__ import annotations
 
@@ -8,12 +8,13 @@ from dataclasses import dataclass
 
 from pyspark.sql.types import StructType
 
-from loader.commit_protocol import StagedTable
 from loader.formats import Append
-from loader.staging import stage_rows
-from loader.state_store import StateStore
-from loader.table_catalog import TableCatalog
-from loader.tables import Granularity, TableState
+from loader.formats.hive.staging import stage_rows
+from loader.formats.hive.table_catalog import TableCatalog
+from loader.planning.commit_protocol import StagedTable
+from loader.planning.state_store import StateStore
+from loader.schema.partitioning import Granularity
+from loader.schema.table_evolution import TableState
 
 
 @dataclass

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from confluent_kafka import IsolationLevel, KafkaException, TopicCollection, TopicPartition
 from confluent_kafka.admin import AdminClient, ConfigResource, OffsetSpec, ResourceType
 
-from loader.kafka_access import cluster_metadata
-from loader.kafka_security import KafkaSecurity, librdkafka_config
-from loader.planning import TopicPartition as TP
-from loader.planning import Watermarks
+from loader.planning.offsets import TopicPartition as TP
+from loader.planning.offsets import Watermarks
+from loader.reading.kafka_access import cluster_metadata
+from loader.reading.kafka_security import KafkaSecurity, librdkafka_config
 
 _LONG = (1 << 64) - 1
 

@@ -1,14 +1,14 @@
-"""The registry answers the event-type rules need (see `loader.event_types`): which subjects a schema id
-is registered under, its writer schema, a subject's schemas. From the run's snapshot of the registry when
-it could take one (no request at all), else one request per id or subject, each asked once per run.
+"""The registry answers the event-type rules need (see `loader.reading.event_types`): which subjects a schema
+id is registered under, its writer schema, a subject's schemas. From the run's snapshot of the registry
+when it could take one (no request at all), else one request per id or subject, each asked once per run.
 """
 
 from __future__ import annotations
 
 import threading
 
-from loader.event_types import Placement, is_record_named, place, record_full_name, types_signature
-from loader.registry_client import RegistryClient, RegistrySnapshot, SubjectSchemas
+from loader.reading.event_types import Placement, is_record_named, place, record_full_name, types_signature
+from loader.reading.registry_client import RegistryClient, RegistrySnapshot, SubjectSchemas
 
 
 class SchemaLookup:

@@ -9,15 +9,15 @@ from pyspark.sql import SparkSession
 from rich.console import Console
 from rich.table import Table
 
-from loader.commit_protocol import Manifest
 from loader.config import LoaderSettings
-from loader.event_types import event_table
 from loader.job import spark_for
-from loader.kafka_identity import comparable_topic_ids
-from loader.kafka_metadata import list_topics, topic_ids, watermarks
-from loader.naming import table_name
-from loader.planning import plan_ranges
-from loader.state_store import StateStore
+from loader.planning.commit_protocol import Manifest
+from loader.planning.kafka_identity import comparable_topic_ids
+from loader.planning.offsets import plan_ranges
+from loader.planning.state_store import StateStore
+from loader.reading.event_types import event_table
+from loader.reading.kafka_metadata import list_topics, topic_ids, watermarks
+from loader.schema.naming import table_name
 
 
 def show(settings: LoaderSettings, console: Console, spark: SparkSession | None = None) -> int:
@@ -88,7 +88,7 @@ def show(settings: LoaderSettings, console: Console, spark: SparkSession | None 
 
 
 def _tables(database: str, topic: str, manifest: Manifest) -> str:
-    """The topic's table, or the tables of its event types (see `loader.event_types`)."""
+    """The topic's table, or the tables of its event types (see `loader.reading.event_types`)."""
     types = manifest.event_types.get(topic)
     if not types:
         return f"{database}.{table_name(topic)}"

@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.table import Table
 
 from loader.config import LoaderSettings
-from loader.state_store import StateStore
+from loader.planning.state_store import StateStore
 from loader.warehouse_layout import check_layout
 
 WINDOW_MINUTES = 10

@@ -1,11 +1,10 @@
 """Writing a run's rows to its staging directory, and what the commit must do with them.
 
-The commit (`loader.commit_protocol`) moves each staged file to its table and registers the partitions the
-manifest lists. Only partitions that are new are listed: a partition directory that exists in the table
-already was registered by the commit that created it (a run first completes every committed manifest,
-so none is left half applied), and registering it again is a metastore round trip per table and run,
-the biggest cost of a run over many quiet-ish topics.
-"""
+The commit (`loader.planning.commit_protocol`) moves each staged file to its table and registers the
+partitions the manifest lists. Only partitions that are new are listed: a partition directory that exists
+in the table already was registered by the commit that created it (a run first completes every committed
+manifest, so none is left half applied), and registering it again is a metastore round trip per table and
+run, the biggest cost of a run over many quiet-ish topics."""
 
 from __future__ import annotations
 
@@ -15,9 +14,9 @@ from collections.abc import Callable
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from loader.commit_protocol import StagedTable, final_file_name, partition_spec, relative_to
-from loader.state_store import StateStore
-from loader.tables import Granularity, partition_columns, partition_values
+from loader.planning.commit_protocol import StagedTable, final_file_name, partition_spec, relative_to
+from loader.planning.state_store import StateStore
+from loader.schema.partitioning import Granularity, partition_columns, partition_values
 
 
 def stage_rows(

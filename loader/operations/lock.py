@@ -21,7 +21,7 @@ from typing import IO
 
 from py4j.protocol import Py4JJavaError
 
-from loader.state_store import StateStore
+from loader.planning.state_store import StateStore
 
 
 class LockHeld(RuntimeError):

@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from loader.naming import table_name
+from loader.schema.naming import table_name
 
 # The type of a topic's `<topic>-value` records: they keep the topic's own table.
 VALUE_TYPE = ""
