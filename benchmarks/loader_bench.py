@@ -15,7 +15,10 @@ everything). Prints a Markdown table per scenario, with the ratios the targets a
 - backlog: one topic of `--backlog` records loaded by `loader run --until-caught-up` with default
   settings: seconds, commits, and the driver JVM's peak resident memory;
 - multitype: a topic of two event types (RecordNameStrategy, a table each) against a topic of one type
-  holding the very same records (`--multitype-records` each), first run and next run.
+  holding the very same records (`--multitype-records` each), first run and next run;
+- formats: the same topics loaded as Iceberg tables beside Hive ORC tables, as `loader run` processes:
+  one topic of `--records` records, and `--format-topics` topics x `--records-per-topic` (first run:
+  tables created; next run).
 
 `--code-dir` measures another checkout's loader (e.g. the code before a change) with the same script,
 broker and registry, for before/after rows from one machine.
@@ -60,7 +63,7 @@ from loader_services import (
     registry_server,
 )
 
-SCENARIOS = ("big", "keys", "many", "curve", "backlog", "multitype")
+SCENARIOS = ("big", "keys", "many", "curve", "backlog", "multitype", "formats")
 
 
 @dataclass
@@ -375,6 +378,35 @@ def multitype(bench: Bench, records: int, partitions: int) -> None:
         bench.add("multitype, in one process", Row(f"2 event types, {label}", records, seconds, one))
 
 
+def formats(bench: Bench, records: int, partitions: int, topics: int, per_topic: int) -> None:
+    """Each format loads its own copy of the workload, one run after the other, so that the rows of a
+    format are compared with Hive's of the same run and machine."""
+    one = setup_topics(bench, ["formats_one"], partitions, False)
+    small = setup_topics(bench, [f"formats_{i:04d}" for i in range(topics)], 1, True)
+    produce_to(bench, one, records, False, 1)
+    workloads = (
+        ("formats_one", f"1 topic x {records:,}, first run", records),
+        ("formats_\\d{4}", f"{topics} topics x {per_topic}, first run (tables created)", topics * per_topic),
+        ("formats_\\d{4}", f"{topics} topics x {per_topic}, next run", topics * per_topic),
+    )
+    for index, (include, label, expected) in enumerate(workloads):
+        if index > 0:
+            produce_to(bench, small, per_topic, True, index)
+        for table_format in ("hive", "iceberg"):
+            database = f"formats_{table_format}_{'one' if index == 0 else 'many'}"
+            seconds, _, peak = bench.run_process(database, include, expected, "--table-format", table_format)
+            bench.add(
+                "table formats, `loader run` processes",
+                Row(
+                    f"{table_format}: {label}",
+                    expected,
+                    seconds,
+                    f"hive: {label}" if table_format == "iceberg" else "",
+                    f"driver peak {peak / 1024:.0f} MiB",
+                ),
+            )
+
+
 def encoded_latest(schema_ids: list[int], count: int, seed: int = 13) -> list[bytes]:
     """Values of the latest version, their schema ids taken in turn from `schema_ids`: the bodies are the
     same whether the ids are one type's or several types' of the same fields."""
@@ -428,6 +460,7 @@ def main() -> None:
     parser.add_argument("--many-topics", type=int, default=200)
     parser.add_argument("--records-per-topic", type=int, default=500)
     parser.add_argument("--one-topic-records", type=int, default=100_000)
+    parser.add_argument("--format-topics", type=int, default=100, help="small topics of the formats scenario")
     parser.add_argument("--curve", default="10,100,1000", help="topic counts of the scale curve")
     parser.add_argument("--curve-records", type=int, default=100)
     parser.add_argument("--active-topics", type=int, default=10)
@@ -473,6 +506,10 @@ def main() -> None:
                         backlog(bench, args.backlog, args.partitions, *args.backlog_args.split())
                     elif scenario == "multitype":
                         multitype(bench, args.multitype_records, args.partitions)
+                    elif scenario == "formats":
+                        formats(
+                            bench, args.records, args.partitions, args.format_topics, args.records_per_topic
+                        )
             finally:
                 spark.stop()
     finally:
