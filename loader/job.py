@@ -28,6 +28,7 @@ from loader.formats.hive import HiveFormat
 from loader.formats.hive.metastore import add_partitions
 from loader.formats.hive.table_catalog import TableCatalog
 from loader.formats.iceberg import IcebergFormat
+from loader.formats.one_format import MixedTableFormats, raise_mixed_formats
 from loader.operations.audit import TopicRecord, audit_path, audit_record
 from loader.operations.lock import LockHeld, RunLock
 from loader.planning.commit_protocol import CommitLog, Manifest, StagedTable
@@ -133,6 +134,17 @@ def _new_report(settings: LoaderSettings) -> RunReport:
     return RunReport(run_id=run_id, started=datetime.now(UTC).isoformat(), database=settings.database)
 
 
+# What stops a run before it loads anything, with a message that says why and what to do.
+REFUSALS = (
+    KafkaUnavailable,
+    KafkaRefused,
+    RegistryUnavailable,
+    WarehouseMismatch,
+    MixedTableFormats,
+    ClusterChanged,
+)
+
+
 def _run_once(
     settings: LoaderSettings, spark: SparkSession, store: StateStore, console: Console
 ) -> RunReport:
@@ -140,7 +152,7 @@ def _run_once(
     report = _new_report(settings)
     try:
         _load(settings, spark, store, report, console)
-    except (KafkaUnavailable, KafkaRefused, RegistryUnavailable, WarehouseMismatch, ClusterChanged) as exc:
+    except REFUSALS as exc:
         report.error = str(exc)
     except Exception as exc:  # the run stops; what was committed stays, the rest is redone next time
         report.error = java_refusal(str(exc)) or (
@@ -288,6 +300,7 @@ def _load(
         + [QUARANTINE_TABLE]
     )
     raise_misplaced_tables(settings.database, store, settings.warehouse, catalog.locations())
+    raise_mixed_formats(settings.database, settings.table_format, catalog.formats())
     if settings.skip_tombstones:
         # The setting skips tombstones only where they are not the topic's deletes.
         compacted = compacted_topics(

@@ -20,6 +20,7 @@ from pyspark.sql.types import StructType
 
 from loader.formats.hive.metastore import RELOCATED_PROPERTY, TABLE_FORMAT, partition_location
 from loader.formats.hive.table_alter import replace_data_columns
+from loader.formats.one_format import TABLE_TYPE_PARAMETER, format_of_metastore_table
 from loader.planning.commit_protocol import partition_spec
 from loader.planning.state_store import StateStore
 from loader.schema.partitioning import Granularity, partition_columns
@@ -31,6 +32,7 @@ class KnownTable:
     data_schema: StructType  # the data columns (partition columns left out)
     location: str  # qualified (`file:/x`, `hdfs://nn:8020/x`)
     relocated: bool = False  # `loader maintain` may have pointed partitions elsewhere (RELOCATED_PROPERTY)
+    table_format: str = "hive"  # or `iceberg`: a table of Iceberg's Hive catalog
 
 
 class TableCatalog:
@@ -55,10 +57,13 @@ class TableCatalog:
 
     def _remember(self, table) -> None:  # type: ignore[no-untyped-def]
         location = table.storage().locationUri()
+        properties = table.properties()
+        table_type = properties.get(TABLE_TYPE_PARAMETER)
         self._tables[str(table.identifier().table())] = KnownTable(
             StructType.fromJson(json.loads(table.dataSchema().json())),
             self.store.qualified(str(location.get().toString())) if location.isDefined() else "",
-            bool(table.properties().contains(RELOCATED_PROPERTY)),
+            bool(properties.contains(RELOCATED_PROPERTY)),
+            format_of_metastore_table(str(table_type.get()) if table_type.isDefined() else None),
         )
 
     def moved_partitions(self, table: str, directories: list[str]) -> dict[str, str]:
@@ -79,6 +84,10 @@ class TableCatalog:
     def locations(self) -> dict[str, str]:
         """Where each known table's files are (tables that do not exist yet left out)."""
         return {name: t.location for name, t in self._tables.items() if t is not None and t.location}
+
+    def formats(self) -> dict[str, str]:
+        """The format of each known table (tables that do not exist yet left out)."""
+        return {name: t.table_format for name, t in self._tables.items() if t is not None}
 
     def data_schema(self, table: str) -> StructType | None:
         known = self._known(table)
