@@ -12,7 +12,7 @@ import threading
 from dataclasses import dataclass
 from typing import Protocol
 
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
@@ -71,3 +71,8 @@ def already_held(held: dict[int, int], partition: str, offset: str) -> Column:
     for p, end in sorted(held.items()):
         condition = condition | ((F.col(partition) == p) & (F.col(offset) < end))
     return condition
+
+
+def columns_ddl(spark: SparkSession, schema: StructType) -> str:
+    """The columns of a CREATE TABLE statement (with their comments), as Spark itself writes them."""
+    return str(spark._jsparkSession.parseDataType(schema.json()).toDDL())

@@ -15,18 +15,18 @@ import threading
 from dataclasses import dataclass, field
 
 from pyspark.sql import SparkSession
-from pyspark.sql import functions as F
-from pyspark.sql.functions import partitioning
 from pyspark.sql.types import StructType
 
 from loader.fault_injection import crash_point
-from loader.formats import Append
+from loader.formats import Append, columns_ddl
 from loader.formats.iceberg_schema import evolution_statements
 from loader.planning.commit_protocol import StagedTable
 from loader.schema.partitioning import Granularity
 from loader.schema.table_evolution import TableState, plan_evolution
 
 SUMMARY_PREFIX = "loader.kafka."
+# Version 3: the first with default values of columns (`initial-default`, read by rows written before).
+FORMAT_VERSION = 3
 # How far back a table's snapshots are searched for the loader's property (past compactions).
 MAX_ANCESTORS = 100
 
@@ -95,15 +95,7 @@ class IcebergFormat:
         qualified = self._qualified(table)
         current = self.data_schema(table)
         if current is None:
-            transform = partitioning.hours if self.granularity == "hour" else partitioning.days
-            (
-                self.spark.createDataFrame([], data_schema)
-                .writeTo(qualified)
-                .using("iceberg")
-                .partitionedBy(transform(F.col(timestamp_column)))
-                .tableProperty("format-version", "2")
-                .create()
-            )
+            self._create(table, data_schema, timestamp_column)
             return TableState("created", self._location(table))
         plan = plan_evolution(current, data_schema)
         if not plan.needs_alter:
@@ -111,6 +103,16 @@ class IcebergFormat:
         for statement in evolution_statements(qualified, plan.changes):
             self.spark.sql(statement)
         return TableState("evolved", self._location(table), plan.changes)
+
+    def _create(self, table: str, data_schema: StructType, timestamp_column: str) -> None:
+        """DDL, not an empty frame written: that would commit an empty snapshot before the first load.
+        Format version 3, so that a column added later can carry its Avro default as `initial-default`."""
+        transform = "hours" if self.granularity == "hour" else "days"
+        self.spark.sql(
+            f"CREATE TABLE {self._qualified(table)} ({columns_ddl(self.spark, data_schema)}) USING iceberg "
+            f"PARTITIONED BY ({transform}(`{timestamp_column}`)) "
+            f"TBLPROPERTIES ('format-version'='{FORMAT_VERSION}')"
+        )
 
     def _location(self, table: str) -> str:
         return str(self._iceberg_table(table).location())

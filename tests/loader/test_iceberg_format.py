@@ -96,12 +96,15 @@ def test_iceberg_tables_load_evolve_and_say_their_offsets(cli_harness: Harness) 
     described = cli_harness.query_cli(f"DESCRIBE TABLE EXTENDED {table}")
     assert any(r["col_name"] == "Provider" and r["data_type"] == "iceberg" for r in described)
     assert any("days(_kafka_timestamp)" in str(r["data_type"]) for r in described)  # hidden partitioning
-    # Each run's rows went in as one commit that says what the table holds.
+    properties = next(str(r["data_type"]) for r in described if r["col_name"] == "Table Properties")
+    assert "format-version=3" in properties  # the first version with columns' default values
+    # Each run's rows went in as one commit that says what the table holds; creating the table (DDL)
+    # committed no snapshot.
     snapshots = cli_harness.query_cli(
         f"SELECT operation, summary FROM {table}.snapshots ORDER BY committed_at"
     )
-    snapshots = [s for s in snapshots if summary_key(topic) in s["summary"]]  # not the empty table's
     assert [s["operation"] for s in snapshots] == ["append", "append"]
+    assert all(summary_key(topic) in s["summary"] for s in snapshots)
     held = json.loads(snapshots[-1]["summary"][summary_key(topic)])
     ends = {p: sum(1 for q, _ in pairs if q == p) for p in (0, 1)}
     assert held["offsets"] == {str(p): e for p, e in ends.items()}
