@@ -20,6 +20,7 @@ from pyspark.sql.types import StructType
 from loader.fault_injection import crash_point
 from loader.formats import Append, columns_ddl
 from loader.formats.iceberg_schema import evolution_statements
+from loader.formats.table_rows import conformed
 from loader.planning.commit_protocol import StagedTable
 from loader.schema.partitioning import Granularity
 from loader.schema.table_evolution import TableState, plan_evolution
@@ -144,7 +145,8 @@ class IcebergFormat:
                 **carried,
                 summary_key(append.topic): summary_value(append.topic_id, cumulative(held, append.offsets)),
             }
-            writer = append.rows.writeTo(self._qualified(append.table))
+            table_schema = self.spark.table(self._qualified(append.table)).schema
+            writer = conformed(append.rows, table_schema).writeTo(self._qualified(append.table))
             for key, value in properties.items():
                 writer = writer.option(f"snapshot-property.{key}", value)
             writer.append()
