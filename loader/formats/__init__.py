@@ -48,10 +48,15 @@ class TableFormat(Protocol):
         ...
 
     def ensure(
-        self, table: str, data_schema: StructType, timestamp_column: str = "_kafka_timestamp"
+        self,
+        table: str,
+        data_schema: StructType,
+        timestamp_column: str = "_kafka_timestamp",
+        avro_schema: str | None = None,
     ) -> TableState:
         """Creates the table, or evolves it to hold `data_schema` (raises UnrepresentableChange). Call with
-        `lock` held."""
+        `lock` held. `avro_schema` is the latest schema the rows follow: a format that keeps defaults of
+        its own (Iceberg) takes those of added fields from it."""
         ...
 
     def held_offsets(self, table: str, topic: str, topic_id: str | None) -> dict[int, int]:

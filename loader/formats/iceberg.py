@@ -19,9 +19,11 @@ from pyspark.sql.types import StructType
 
 from loader.fault_injection import crash_point
 from loader.formats import Append, columns_ddl
-from loader.formats.iceberg_schema import evolution_statements
+from loader.formats.iceberg_alter import update_columns
+from loader.formats.iceberg_schema import schema_updates
 from loader.formats.table_rows import conformed
 from loader.planning.commit_protocol import StagedTable
+from loader.schema.column_defaults import field_defaults
 from loader.schema.partitioning import Granularity
 from loader.schema.table_evolution import TableState, plan_evolution
 
@@ -91,18 +93,23 @@ class IcebergFormat:
         return self.spark.table(self._qualified(table)).schema
 
     def ensure(
-        self, table: str, data_schema: StructType, timestamp_column: str = "_kafka_timestamp"
+        self,
+        table: str,
+        data_schema: StructType,
+        timestamp_column: str = "_kafka_timestamp",
+        avro_schema: str | None = None,
     ) -> TableState:
-        qualified = self._qualified(table)
         current = self.data_schema(table)
         if current is None:
             self._create(table, data_schema, timestamp_column)
             return TableState("created", self._location(table))
         plan = plan_evolution(current, data_schema)
-        if not plan.needs_alter:
+        # Decided in full before the commit: a change Iceberg refuses leaves the table as it was.
+        updates = schema_updates(plan, field_defaults(avro_schema) if avro_schema else {})
+        if not updates:
             return TableState("unchanged", self._location(table))
-        for statement in evolution_statements(qualified, plan.changes):
-            self.spark.sql(statement)
+        update_columns(self.spark, self._iceberg_table(table), updates)
+        self.spark.catalog.refreshTable(self._qualified(table))
         return TableState("evolved", self._location(table), plan.changes)
 
     def _create(self, table: str, data_schema: StructType, timestamp_column: str) -> None:
