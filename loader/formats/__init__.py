@@ -55,8 +55,8 @@ class TableFormat(Protocol):
         avro_schema: str | None = None,
     ) -> TableState:
         """Creates the table, or evolves it to hold `data_schema` (raises UnrepresentableChange). Call with
-        `lock` held. `avro_schema` is the latest schema the rows follow: a format that keeps defaults of
-        its own (Iceberg) takes those of added fields from it."""
+        `lock` held. `avro_schema` is the latest schema the rows follow: a format that keeps columns by id
+        (Iceberg) takes from it the defaults of added fields and the renames its aliases imply."""
         ...
 
     def held_offsets(self, table: str, topic: str, topic_id: str | None) -> dict[int, int]:

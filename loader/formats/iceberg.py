@@ -19,13 +19,14 @@ from pyspark.sql.types import StructType
 
 from loader.fault_injection import crash_point
 from loader.formats import Append, columns_ddl
-from loader.formats.iceberg_alter import update_columns
+from loader.formats.iceberg_alter import rename_columns, update_columns
 from loader.formats.iceberg_schema import schema_updates
 from loader.formats.table_rows import conformed
 from loader.planning.commit_protocol import StagedTable
+from loader.schema.alias_renames import field_aliases, implied_renames, renamed
 from loader.schema.column_defaults import field_defaults
 from loader.schema.partitioning import Granularity
-from loader.schema.table_evolution import TableState, plan_evolution
+from loader.schema.table_evolution import ColumnChange, TableState, plan_evolution
 
 SUMMARY_PREFIX = "loader.kafka."
 # Version 3: the first with default values of columns (`initial-default`, read by rows written before).
@@ -103,14 +104,20 @@ class IcebergFormat:
         if current is None:
             self._create(table, data_schema, timestamp_column)
             return TableState("created", self._location(table))
-        plan = plan_evolution(current, data_schema)
-        # Decided in full before the commit: a change Iceberg refuses leaves the table as it was.
+        renames = implied_renames(current, data_schema, field_aliases(avro_schema)) if avro_schema else []
+        plan = plan_evolution(renamed(current, renames), data_schema)
+        # Decided in full before the first commit: a change Iceberg refuses leaves the table as it was.
         updates = schema_updates(plan, field_defaults(avro_schema) if avro_schema else {})
-        if not updates:
+        if not renames and not updates:
             return TableState("unchanged", self._location(table))
-        update_columns(self.spark, self._iceberg_table(table), updates)
+        iceberg_table = self._iceberg_table(table)
+        if renames:
+            rename_columns(iceberg_table, renames)
+        if updates:
+            update_columns(self.spark, iceberg_table, updates)
         self.spark.catalog.refreshTable(self._qualified(table))
-        return TableState("evolved", self._location(table), plan.changes)
+        changes = [ColumnChange("renamed", r.path, new_name=r.new_name) for r in renames]
+        return TableState("evolved", self._location(table), [*changes, *plan.changes])
 
     def _create(self, table: str, data_schema: StructType, timestamp_column: str) -> None:
         """DDL, not an empty frame written: that would commit an empty snapshot before the first load.

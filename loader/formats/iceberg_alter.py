@@ -1,16 +1,26 @@
-"""Applies schema updates (`loader.formats.iceberg_schema`) to an Iceberg table through Iceberg's Java API
-over py4j, as one Iceberg commit: Spark SQL's DDL cannot give an added column its `initial-default`
-(apache/iceberg#16698)."""
+"""Applies renames (`loader.schema.alias_renames`) and schema updates (`loader.formats.iceberg_schema`) to an
+Iceberg table through Iceberg's Java API over py4j, each group as one Iceberg commit: Spark SQL's DDL
+cannot give an added column its `initial-default` (apache/iceberg#16698)."""
 
 from __future__ import annotations
 
 from pyspark.sql import SparkSession
 from pyspark.sql.types import DataType
 
-from loader.formats.iceberg_schema import AddColumn, WidenColumn
+from loader.formats.iceberg_schema import AddColumn, WidenColumn, iceberg_name
+from loader.schema.alias_renames import Rename
 from loader.schema.column_defaults import Default
 
 _WIDENED = {"bigint": "LongType", "double": "DoubleType"}
+
+
+def rename_columns(iceberg_table, renames: list[Rename]) -> None:  # type: ignore[no-untyped-def]
+    """One commit renaming the columns: each keeps its field id, so the data already written keeps its
+    values under the new name."""
+    update = iceberg_table.updateSchema()
+    for rename in renames:
+        update = update.renameColumn(iceberg_name(rename.path), rename.new_name)
+    update.commit()
 
 
 def update_columns(spark: SparkSession, iceberg_table, updates: list[AddColumn | WidenColumn]) -> None:  # type: ignore[no-untyped-def]
