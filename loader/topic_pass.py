@@ -248,7 +248,7 @@ def _write(
             data_schema = with_column_metadata(
                 table_schema, column_comments(latest), {**existence_defaults(latest), **METADATA_DEFAULTS}
             )
-            state = run.tables.ensure(target.table, data_schema)
+            state = run.tables.ensure(target.table, data_schema, avro_schema=latest)
         ready.append((target, good, shape, state))
     _describe_tables(report, [(t.table, state) for t, _, _, state in ready], multi=targets[0].ids is not None)
     crash_point("after_table_ready")

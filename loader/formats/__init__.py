@@ -12,7 +12,7 @@ import threading
 from dataclasses import dataclass
 from typing import Protocol
 
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
@@ -48,10 +48,15 @@ class TableFormat(Protocol):
         ...
 
     def ensure(
-        self, table: str, data_schema: StructType, timestamp_column: str = "_kafka_timestamp"
+        self,
+        table: str,
+        data_schema: StructType,
+        timestamp_column: str = "_kafka_timestamp",
+        avro_schema: str | None = None,
     ) -> TableState:
         """Creates the table, or evolves it to hold `data_schema` (raises UnrepresentableChange). Call with
-        `lock` held."""
+        `lock` held. `avro_schema` is the latest schema the rows follow: a format that keeps columns by id
+        (Iceberg) takes from it the defaults of added fields and the renames its aliases imply."""
         ...
 
     def held_offsets(self, table: str, topic: str, topic_id: str | None) -> dict[int, int]:
@@ -71,3 +76,8 @@ def already_held(held: dict[int, int], partition: str, offset: str) -> Column:
     for p, end in sorted(held.items()):
         condition = condition | ((F.col(partition) == p) & (F.col(offset) < end))
     return condition
+
+
+def columns_ddl(spark: SparkSession, schema: StructType) -> str:
+    """The columns of a CREATE TABLE statement (with their comments), as Spark itself writes them."""
+    return str(spark._jsparkSession.parseDataType(schema.json()).toDDL())

@@ -15,18 +15,22 @@ import threading
 from dataclasses import dataclass, field
 
 from pyspark.sql import SparkSession
-from pyspark.sql import functions as F
-from pyspark.sql.functions import partitioning
 from pyspark.sql.types import StructType
 
 from loader.fault_injection import crash_point
-from loader.formats import Append
-from loader.formats.iceberg_schema import evolution_statements
+from loader.formats import Append, columns_ddl
+from loader.formats.iceberg_alter import rename_columns, update_columns
+from loader.formats.iceberg_schema import schema_updates
+from loader.formats.table_rows import conformed
 from loader.planning.commit_protocol import StagedTable
+from loader.schema.alias_renames import field_aliases, implied_renames, renamed
+from loader.schema.column_defaults import field_defaults
 from loader.schema.partitioning import Granularity
-from loader.schema.table_evolution import TableState, plan_evolution
+from loader.schema.table_evolution import ColumnChange, TableState, plan_evolution
 
 SUMMARY_PREFIX = "loader.kafka."
+# Version 3: the first with default values of columns (`initial-default`, read by rows written before).
+FORMAT_VERSION = 3
 # How far back a table's snapshots are searched for the loader's property (past compactions).
 MAX_ANCESTORS = 100
 
@@ -90,27 +94,40 @@ class IcebergFormat:
         return self.spark.table(self._qualified(table)).schema
 
     def ensure(
-        self, table: str, data_schema: StructType, timestamp_column: str = "_kafka_timestamp"
+        self,
+        table: str,
+        data_schema: StructType,
+        timestamp_column: str = "_kafka_timestamp",
+        avro_schema: str | None = None,
     ) -> TableState:
-        qualified = self._qualified(table)
         current = self.data_schema(table)
         if current is None:
-            transform = partitioning.hours if self.granularity == "hour" else partitioning.days
-            (
-                self.spark.createDataFrame([], data_schema)
-                .writeTo(qualified)
-                .using("iceberg")
-                .partitionedBy(transform(F.col(timestamp_column)))
-                .tableProperty("format-version", "2")
-                .create()
-            )
+            self._create(table, data_schema, timestamp_column)
             return TableState("created", self._location(table))
-        plan = plan_evolution(current, data_schema)
-        if not plan.needs_alter:
+        renames = implied_renames(current, data_schema, field_aliases(avro_schema)) if avro_schema else []
+        plan = plan_evolution(renamed(current, renames), data_schema)
+        # Decided in full before the first commit: a change Iceberg refuses leaves the table as it was.
+        updates = schema_updates(plan, field_defaults(avro_schema) if avro_schema else {})
+        if not renames and not updates:
             return TableState("unchanged", self._location(table))
-        for statement in evolution_statements(qualified, plan.changes):
-            self.spark.sql(statement)
-        return TableState("evolved", self._location(table), plan.changes)
+        iceberg_table = self._iceberg_table(table)
+        if renames:
+            rename_columns(iceberg_table, renames)
+        if updates:
+            update_columns(self.spark, iceberg_table, updates)
+        self.spark.catalog.refreshTable(self._qualified(table))
+        changes = [ColumnChange("renamed", r.path, new_name=r.new_name) for r in renames]
+        return TableState("evolved", self._location(table), [*changes, *plan.changes])
+
+    def _create(self, table: str, data_schema: StructType, timestamp_column: str) -> None:
+        """DDL, not an empty frame written: that would commit an empty snapshot before the first load.
+        Format version 3, so that a column added later can carry its Avro default as `initial-default`."""
+        transform = "hours" if self.granularity == "hour" else "days"
+        self.spark.sql(
+            f"CREATE TABLE {self._qualified(table)} ({columns_ddl(self.spark, data_schema)}) USING iceberg "
+            f"PARTITIONED BY ({transform}(`{timestamp_column}`)) "
+            f"TBLPROPERTIES ('format-version'='{FORMAT_VERSION}')"
+        )
 
     def _location(self, table: str) -> str:
         return str(self._iceberg_table(table).location())
@@ -142,7 +159,8 @@ class IcebergFormat:
                 **carried,
                 summary_key(append.topic): summary_value(append.topic_id, cumulative(held, append.offsets)),
             }
-            writer = append.rows.writeTo(self._qualified(append.table))
+            table_schema = self.spark.table(self._qualified(append.table)).schema
+            writer = conformed(append.rows, table_schema).writeTo(self._qualified(append.table))
             for key, value in properties.items():
                 writer = writer.option(f"snapshot-property.{key}", value)
             writer.append()

@@ -7,20 +7,33 @@ resolution would, instead of NULL. The value belongs to the column's history: it
 is added and kept after (see `loader.schema.table_evolution`).
 
 Only defaults with an exact SQL literal are carried: strings, enums, booleans and numbers without a
-logical type. Other defaults (bytes, records, arrays, maps, timestamps...) leave old rows NULL.
+logical type. Other defaults (bytes, records, arrays, maps, timestamps...) leave old rows NULL. Hive tables
+carry top-level fields' defaults only; Iceberg tables carry those of nested fields too, as the column's
+`initial-default` (`field_defaults`, used by `loader.formats.iceberg_schema`).
 """
 
 from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from pyspark.sql.types import StructField, StructType
+
+from loader.schema.avro_fields import record_fields
 
 EXISTS_DEFAULT = "EXISTS_DEFAULT"
 
 _SQL_TYPES = {"int": "INT", "long": "BIGINT", "float": "FLOAT", "double": "DOUBLE"}
+
+
+@dataclass(frozen=True)
+class Default:
+    """An Avro default that a column can carry exactly: the Avro type it is of, and the value."""
+
+    avro_type: Literal["string", "boolean", "int", "long", "float", "double"]
+    value: str | bool | int | float
 
 
 def existence_defaults(latest_schema: str) -> dict[str, str]:
@@ -36,27 +49,49 @@ def existence_defaults(latest_schema: str) -> dict[str, str]:
     return found
 
 
+def field_defaults(latest_schema: str) -> dict[str, Default]:
+    """The path of every field, nested ones included (`loader.schema.avro_fields`), -> its Avro default, for
+    the fields whose default a column can carry exactly."""
+    found = {}
+    for path, field in record_fields(latest_schema):
+        if "default" in field and (default := representable_default(field["type"], field["default"])):
+            found[path] = default
+    return found
+
+
 def sql_literal(avro_type: Any, value: Any) -> str | None:
     """The default as a Spark SQL literal of the column's type, or None when there is no exact one."""
+    default = representable_default(avro_type, value)
+    if default is None:
+        return None
+    if isinstance(default.value, str):
+        return "'" + default.value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    if isinstance(default.value, bool):
+        return "TRUE" if default.value else "FALSE"
+    return f"CAST({default.value!r} AS {_SQL_TYPES[default.avro_type]})"
+
+
+def representable_default(avro_type: Any, value: Any) -> Default | None:
+    """The default with the Avro type it is of, or None when a column cannot carry it exactly."""
     if isinstance(avro_type, list):  # Avro 1.12: the default belongs to the first branch it matches
         branch = next((b for b in avro_type if _matches(b, value)), None)
-        return None if branch is None else sql_literal(branch, value)
+        return None if branch is None else representable_default(branch, value)
     if isinstance(avro_type, dict):
         if avro_type.get("logicalType"):
             return None
         if avro_type.get("type") == "enum":
-            return _string(value)
+            return Default("string", value) if isinstance(value, str) else None
         avro_type = avro_type.get("type")
     if value is None:
         return None
     if avro_type == "string":
-        return _string(value)
+        return Default("string", value) if isinstance(value, str) else None
     if avro_type == "boolean" and isinstance(value, bool):
-        return "TRUE" if value else "FALSE"
+        return Default("boolean", value)
     if avro_type in _SQL_TYPES and isinstance(value, int | float) and not isinstance(value, bool):
         if isinstance(value, float) and not math.isfinite(value):
             return None
-        return f"CAST({value!r} AS {_SQL_TYPES[avro_type]})"
+        return Default(avro_type, value)
     return None
 
 
@@ -81,12 +116,6 @@ def _matches(avro_type: Any, value: Any) -> bool:
     if kind == "array":
         return isinstance(value, list)
     return isinstance(value, dict)  # map, record, or a named type's reference
-
-
-def _string(value: Any) -> str | None:
-    if not isinstance(value, str):
-        return None
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def with_column_metadata(

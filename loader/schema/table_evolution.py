@@ -46,7 +46,7 @@ READABLE_WIDENINGS: frozenset[tuple[type[DataType], type[DataType]]] = frozenset
     }
 )
 
-ChangeKind = Literal["added", "widened", "kept_removed"]
+ChangeKind = Literal["added", "widened", "kept_removed", "renamed"]
 
 
 @dataclass(frozen=True)
@@ -57,10 +57,13 @@ class ColumnChange:
     path: str
     old_type: str | None = None
     new_type: str | None = None
+    new_name: str | None = None  # of a renamed column (`loader.schema.alias_renames`)
 
     def describe(self) -> str:
         if self.kind == "added":
             return f"added column {self.path} {self.new_type}"
+        if self.kind == "renamed":
+            return f"renamed column {self.path} to {self.new_name} (rows loaded before keep their values)"
         if self.kind == "widened":
             return f"widened column {self.path} {self.old_type} -> {self.new_type}"
         return f"kept column {self.path} {self.old_type} (no longer in the schema; new rows are NULL)"

@@ -7,7 +7,13 @@ import json
 import pytest
 from pyspark.sql.types import LongType, StringType, StructField, StructType
 
-from loader.schema.column_defaults import EXISTS_DEFAULT, existence_defaults, sql_literal
+from loader.schema.column_defaults import (
+    EXISTS_DEFAULT,
+    Default,
+    existence_defaults,
+    field_defaults,
+    sql_literal,
+)
 from loader.schema.table_evolution import plan_evolution
 
 
@@ -49,6 +55,32 @@ def test_only_fields_with_a_carried_default_are_listed() -> None:
         ],
     }
     assert existence_defaults(json.dumps(schema)) == {"country": "'unknown'"}
+
+
+def test_defaults_of_nested_fields_are_found_by_the_column_path_they_have() -> None:
+    """What an Iceberg table gives the columns it adds as `initial-default`, nested ones included."""
+    item = {"type": "record", "name": "Item", "fields": [{"name": "price", "type": "double", "default": 0}]}
+    schema = {
+        "type": "record",
+        "name": "R",
+        "fields": [
+            {"name": "n", "type": "long", "default": 2**40},
+            {"name": "on", "type": "boolean", "default": True},
+            {"name": "items", "type": {"type": "array", "items": item}},
+            {"name": "by_id", "type": {"type": "map", "values": "Item"}},
+            {"name": "ctx", "type": ["null", {"type": "record", "name": "Ctx", "fields": [
+                {"name": "src", "type": "string", "default": "web"},
+                {"name": "at", "type": {"type": "long", "logicalType": "timestamp-millis"}, "default": 0},
+            ]}], "default": None},
+        ],
+    }  # fmt: skip
+    assert field_defaults(json.dumps(schema)) == {
+        "n": Default("long", 2**40),
+        "on": Default("boolean", True),
+        "items[].price": Default("double", 0),
+        "by_id{}.price": Default("double", 0),
+        "ctx.src": Default("string", "web"),
+    }
 
 
 def test_the_default_stays_with_the_column_and_leaves_it_when_the_field_is_removed() -> None:

@@ -1,15 +1,28 @@
 """Apache Iceberg tables (`--table-format iceberg`): what an Iceberg commit says it holds, the schema
-changes as Iceberg DDL, and whole `loader run` processes writing Iceberg tables in the metastore."""
+changes as Iceberg schema updates, and whole `loader run` processes writing Iceberg tables in the
+metastore."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
+from pyspark.sql.types import (
+    ArrayType,
+    BinaryType,
+    DoubleType,
+    FloatType,
+    IntegerType,
+    LongType,
+    StringType,
+    StructField,
+    StructType,
+)
 
 from loader.formats.iceberg import cumulative, held_in, summary_key, summary_value
-from loader.formats.iceberg_schema import evolution_statements, iceberg_path
-from loader.schema.table_evolution import ColumnChange, UnrepresentableChange
+from loader.formats.iceberg_schema import AddColumn, WidenColumn, iceberg_name, schema_updates
+from loader.schema.column_defaults import Default
+from loader.schema.table_evolution import UnrepresentableChange, plan_evolution
 from tests.loader.harness import Harness, record_schema
 
 
@@ -28,32 +41,51 @@ def test_offsets_in_a_summary_only_grow() -> None:
     assert cumulative({0: 10}, {0: 8}) == {0: 10}  # a run bounded lower than the stopped one it redoes
 
 
-def test_nested_paths_are_iceberg_field_paths() -> None:
-    assert iceberg_path("a") == "`a`"
-    assert iceberg_path("address.zip") == "`address`.`zip`"
-    assert iceberg_path("items[].sku") == "`items`.element.`sku`"
-    assert iceberg_path("by_id{}.note") == "`by_id`.value.`note`"
+def test_nested_paths_are_iceberg_field_names() -> None:
+    assert iceberg_name("a") == "a"
+    assert iceberg_name("address.zip") == "address.zip"
+    assert iceberg_name("items[].sku") == "items.element.sku"
+    assert iceberg_name("by_id{}.note") == "by_id.value.note"
+    assert iceberg_name("grid[][].x") == "grid.element.element.x"
 
 
-def test_evolution_plan_as_iceberg_ddl() -> None:
-    changes = [
-        ColumnChange("added", "address.zip", new_type="string"),
-        ColumnChange("widened", "n", "int", "bigint"),
-        ColumnChange("widened", "ratio", "float", "double"),
-        ColumnChange("kept_removed", "old", old_type="string"),
-    ]
-    assert evolution_statements("db.t", changes) == [
-        "ALTER TABLE db.t ADD COLUMN `address`.`zip` string",
-        "ALTER TABLE db.t ALTER COLUMN `n` TYPE bigint",
-        "ALTER TABLE db.t ALTER COLUMN `ratio` TYPE double",
+def test_evolution_plan_as_iceberg_schema_updates_with_the_avro_defaults() -> None:
+    item = StructType([StructField("sku", StringType())])
+    address = StructType([StructField("city", StringType()), StructField("zip", StringType())])
+    current = StructType([
+        StructField("n", IntegerType()),
+        StructField("ratio", FloatType()),
+        StructField("address", StructType(address.fields[:1])),
+        StructField("items", ArrayType(item)),
+        StructField("old", StringType()),
+    ])  # fmt: skip
+    latest = StructType([
+        StructField("n", LongType()),
+        StructField("ratio", DoubleType()),
+        StructField("address", address),
+        StructField("items", ArrayType(StructType([*item.fields, StructField("price", DoubleType())]))),
+        StructField("channel", StringType(), metadata={"comment": "where from"}),
+        StructField("tags", ArrayType(StringType())),
+    ])  # fmt: skip
+    defaults = {"channel": Default("string", "web"), "items[].price": Default("double", 0)}
+    assert schema_updates(plan_evolution(current, latest), defaults) == [
+        WidenColumn("n", "bigint"),
+        WidenColumn("ratio", "double"),
+        AddColumn("address", "zip", StringType()),
+        AddColumn("items.element", "price", DoubleType(), default=Default("double", 0)),
+        AddColumn(None, "channel", StringType(), "where from", Default("string", "web")),
+        AddColumn(None, "tags", ArrayType(StringType())),
     ]
 
 
 @pytest.mark.parametrize(("old", "new"), [("int", "double"), ("long", "float"), ("string", "binary")])
 def test_widenings_iceberg_cannot_make_are_refused_with_the_remedy(old: str, new: str) -> None:
-    old_type = {"long": "bigint"}.get(old, old)
+    types = {"int": IntegerType(), "long": LongType(), "float": FloatType(), "double": DoubleType()}
+    types |= {"string": StringType(), "binary": BinaryType()}
+    before, after = StructType([StructField("n", types[old])]), StructType([StructField("n", types[new])])
+    plan = plan_evolution(before, after)
     with pytest.raises(UnrepresentableChange, match="Iceberg widens only int -> long and float -> double"):
-        evolution_statements("db.t", [ColumnChange("widened", "n", old_type, new)])
+        schema_updates(plan, {})
 
 
 EVENT_V1 = record_schema("Order", [
@@ -96,12 +128,15 @@ def test_iceberg_tables_load_evolve_and_say_their_offsets(cli_harness: Harness) 
     described = cli_harness.query_cli(f"DESCRIBE TABLE EXTENDED {table}")
     assert any(r["col_name"] == "Provider" and r["data_type"] == "iceberg" for r in described)
     assert any("days(_kafka_timestamp)" in str(r["data_type"]) for r in described)  # hidden partitioning
-    # Each run's rows went in as one commit that says what the table holds.
+    properties = next(str(r["data_type"]) for r in described if r["col_name"] == "Table Properties")
+    assert "format-version=3" in properties  # the first version with columns' default values
+    # Each run's rows went in as one commit that says what the table holds; creating the table (DDL)
+    # committed no snapshot.
     snapshots = cli_harness.query_cli(
         f"SELECT operation, summary FROM {table}.snapshots ORDER BY committed_at"
     )
-    snapshots = [s for s in snapshots if summary_key(topic) in s["summary"]]  # not the empty table's
     assert [s["operation"] for s in snapshots] == ["append", "append"]
+    assert all(summary_key(topic) in s["summary"] for s in snapshots)
     held = json.loads(snapshots[-1]["summary"][summary_key(topic)])
     ends = {p: sum(1 for q, _ in pairs if q == p) for p in (0, 1)}
     assert held["offsets"] == {str(p): e for p, e in ends.items()}

@@ -33,8 +33,14 @@ class HiveFormat:
         return self.catalog.data_schema(table)
 
     def ensure(
-        self, table: str, data_schema: StructType, timestamp_column: str = "_kafka_timestamp"
+        self,
+        table: str,
+        data_schema: StructType,
+        timestamp_column: str = "_kafka_timestamp",
+        avro_schema: str | None = None,
     ) -> TableState:
+        """Defaults come as the columns' existence defaults in `data_schema`; aliases rename nothing (a
+        Hive table names its columns, so the new name is a new column beside the old)."""
         return self.catalog.ensure(table, data_schema, self.granularity)
 
     def held_offsets(self, table: str, topic: str, topic_id: str | None) -> dict[int, int]:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pyspark.sql import SparkSession
 from pyspark.sql.types import StructType
 
+from loader.formats import columns_ddl
 from loader.formats.hive.metastore import RELOCATED_PROPERTY, TABLE_FORMAT, partition_location
 from loader.formats.hive.table_alter import replace_data_columns
 from loader.formats.one_format import TABLE_TYPE_PARAMETER, format_of_metastore_table
@@ -124,7 +125,7 @@ class TableCatalog:
         say (Avro defaults as existence defaults) is set in one more metastore call."""
         database, _, table = qualified.partition(".")
         partitions = partition_columns(granularity)
-        columns = self.spark._jsparkSession.parseDataType(data_schema.json()).toDDL()
+        columns = columns_ddl(self.spark, data_schema)
         keys = ", ".join(f"`{name}` STRING" for name in partitions)
         self.spark.sql(
             f"CREATE TABLE `{database}`.`{table}` ({columns}, {keys}) USING {TABLE_FORMAT} "
