@@ -109,3 +109,23 @@ def test_a_reader_sees_only_counts_of_whole_commits_while_a_load_runs(
     assert set(counts) <= totals, f"counts {sorted(set(counts) - totals)} are no commit's total {totals}"
     assert {c for c in counts if 0 < c < 60}, "the reader saw no commit but the last: it proved nothing"
     assert counts == sorted(counts), "a count never goes back"
+
+
+def test_hourly_hidden_partitioning_end_to_end(cli_harness: Harness) -> None:
+    cli_harness.table_format = "iceberg"
+    topic = cli_harness.topic()
+    hour = datetime.now(UTC).replace(minute=30, second=0, microsecond=0) - timedelta(hours=5)
+    for i in range(3):  # three closed hours, four records each
+        cli_harness.produce(topic, EVENT, readings(4 * i, 4), at=hour + timedelta(hours=i))
+    succeeded(cli_harness.run_cli("--partition-granularity", "hour"))
+
+    table = f"{cli_harness.database}.{table_name(topic)}"
+    described = cli_harness.query_cli(f"DESCRIBE TABLE EXTENDED {table}")
+    partitioning = [r["data_type"] for r in described if r["col_name"] == "Part 0"]
+    assert partitioning == ["hours(_kafka_timestamp)"]
+    partitions = cli_harness.query_cli(
+        f"SELECT partition._kafka_timestamp_hour AS h, record_count AS c FROM {table}.partitions"
+    )
+    epoch_hour = int(hour.timestamp()) // 3600
+    assert sorted((r["h"], r["c"]) for r in partitions) == [(epoch_hour + i, 4) for i in range(3)]
+    succeeded(cli_harness.run_cli(command="audit"))
