@@ -129,3 +129,32 @@ def test_hourly_hidden_partitioning_end_to_end(cli_harness: Harness) -> None:
     epoch_hour = int(hour.timestamp()) // 3600
     assert sorted((r["h"], r["c"]) for r in partitions) == [(epoch_hour + i, 4) for i in range(3)]
     succeeded(cli_harness.run_cli(command="audit"))
+
+
+def test_the_hadoop_catalog_keeps_tables_in_the_warehouse_alone(cli_harness: Harness, tmp_path: Path) -> None:
+    cli_harness.table_format, cli_harness.iceberg_catalog = "iceberg", "hadoop"
+    topic = cli_harness.topic(partitions=2)
+    cli_harness.produce(topic, EVENT, readings(0, 4))
+    succeeded(cli_harness.run_cli())
+    cli_harness.produce(topic, EVENT, readings(4, 3))
+    report = tmp_path / "second.json"
+    succeeded(cli_harness.run_cli("--report-json", str(report)))
+
+    [second] = [t for t in json.loads(report.read_text())["topics"] if t["topic"] == topic]
+    assert second["records"] == 3  # only what arrived since the first run
+    table = table_name(topic)
+    qualified = f"{cli_harness.database}.{table}"
+    assert sorted(r["n"] for r in cli_harness.query_cli(f"SELECT n FROM {qualified}")) == list(range(7))
+    directory = cli_harness.warehouse / cli_harness.database / table
+    assert list((directory / "metadata").glob("*.metadata.json")), "Iceberg metadata in the warehouse"
+    assert (directory / "metadata" / "version-hint.text").exists()
+    assert list((directory / "data").rglob("*.parquet"))
+    # The metastore (a session without Iceberg) knows the database the run claimed, and no table of it.
+    cli_harness.table_format = "hive"
+    assert cli_harness.query_cli(f"SHOW TABLES IN {cli_harness.database}") == []
+    cli_harness.table_format = "iceberg"
+
+    succeeded(cli_harness.run_cli(command="audit"))
+    status = succeeded(cli_harness.run_cli(command="status", env={"COLUMNS": "400"}))
+    [line] = [line for line in status.stdout.splitlines() if topic in line]
+    assert [cell.strip() for cell in line.split("│")[2:7]] == [qualified, "2", "7", "7", "0"]
