@@ -158,3 +158,26 @@ def test_the_hadoop_catalog_keeps_tables_in_the_warehouse_alone(cli_harness: Har
     status = succeeded(cli_harness.run_cli(command="status", env={"COLUMNS": "400"}))
     [line] = [line for line in status.stdout.splitlines() if topic in line]
     assert [cell.strip() for cell in line.split("│")[2:7]] == [qualified, "2", "7", "7", "0"]
+
+
+def test_an_iceberg_table_missing_rows_audits_as_not_ok(cli_harness: Harness, tmp_path: Path) -> None:
+    cli_harness.table_format = "iceberg"
+    topic = cli_harness.topic(partitions=2)
+    cli_harness.produce(topic, EVENT, readings(0, 8))
+    succeeded(cli_harness.run_cli())
+    table = f"{cli_harness.database}.{table_name(topic)}"
+    clean = tmp_path / "clean.json"
+    succeeded(cli_harness.run_cli("--report-json", str(clean), command="audit"))
+    assert json.loads(clean.read_text())["ok"] is True
+
+    # Behind the loader's back: the rows of partition 0 are deleted (an Iceberg commit of its own, so the
+    # newest snapshot carrying the loader's offsets still says the table holds them).
+    cli_harness.query_cli(f"DELETE FROM {table} WHERE _kafka_partition = 0")
+    broken = tmp_path / "broken.json"
+    audited = cli_harness.run_cli("--report-json", str(broken), command="audit")
+
+    assert audited.returncode == 1, audited.stdout[-3000:] + audited.stderr[-3000:]
+    result = json.loads(broken.read_text())
+    assert result["ok"] is False
+    missing = [w for w in result["windows"] if w["topic"] == topic and not w["ok"]]
+    assert missing and sum(w["difference"] for w in missing) == -4
