@@ -160,7 +160,9 @@ def test_the_hadoop_catalog_keeps_tables_in_the_warehouse_alone(cli_harness: Har
     assert [cell.strip() for cell in line.split("│")[2:7]] == [qualified, "2", "7", "7", "0"]
 
 
-def test_an_iceberg_table_missing_rows_audits_as_not_ok(cli_harness: Harness, tmp_path: Path) -> None:
+def test_an_iceberg_table_missing_rows_or_a_data_file_audits_as_not_ok(
+    cli_harness: Harness, tmp_path: Path
+) -> None:
     cli_harness.table_format = "iceberg"
     topic = cli_harness.topic(partitions=2)
     cli_harness.produce(topic, EVENT, readings(0, 8))
@@ -181,3 +183,20 @@ def test_an_iceberg_table_missing_rows_audits_as_not_ok(cli_harness: Harness, tm
     assert result["ok"] is False
     missing = [w for w in result["windows"] if w["topic"] == topic and not w["ok"]]
     assert missing and sum(w["difference"] for w in missing) == -4
+
+    # A data file the table's snapshot lists is deleted: the table cannot be read; the audit says so,
+    # naming the table and the file, instead of failing with a trace.
+    data_files = list((cli_harness.warehouse / f"{cli_harness.database}.db").rglob("*.parquet"))
+    assert data_files
+    for parquet in data_files:  # every data file of the database, among them live ones of the table
+        parquet.unlink()
+    unreadable = tmp_path / "unreadable.json"
+    audited = cli_harness.run_cli("--report-json", str(unreadable), command="audit", env={"COLUMNS": "400"})
+
+    assert audited.returncode == 1, audited.stdout[-3000:] + audited.stderr[-3000:]
+    result = json.loads(unreadable.read_text())
+    assert result["ok"] is False
+    assert list(result["unreadable"]) == [table]
+    assert ".parquet" in result["unreadable"][table]
+    assert not [w for w in result["windows"] if w["topic"] == topic], "no window of an unknown row count"
+    assert f"{table} could not be read" in audited.stdout
