@@ -201,7 +201,8 @@ def status(config: Path | None, **flags: Any) -> None:
 def audit(config: Path | None, report_json: Path | None, **flags: Any) -> None:
     """Per topic and 10-minute window: records read from Kafka vs rows in the table plus the quarantine.
 
-    Exit status: 0 every window matches; 1 a window does not (the table names it); 2 usage.
+    Exit status: 0 every window matches; 1 a window does not (the table names it), or a table could not
+    be read (a data file deleted behind the loader's back); 2 usage.
     """
     settings = _settings(config, **flags)
     from loader import job
@@ -219,7 +220,7 @@ def audit(config: Path | None, report_json: Path | None, **flags: Any) -> None:
     audit_module.render(report, Console(width=None if sys.stdout.isatty() else 200))
     if report_json:
         report.write_json(report_json)
-    sys.exit(1 if report.mismatches else 0)
+    sys.exit(0 if report.ok else 1)
 
 
 # `loader maintain`'s own settings: (name, type, help); each also LOADER_<NAME> and a config file key.

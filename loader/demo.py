@@ -2,6 +2,7 @@
 load, and the resulting tables shown through Spark SQL (old records projected onto the new schema).
 
     python -m loader.demo --bootstrap-servers HOST:PORT --registry-url URL --warehouse DIR
+        [--table-format hive|iceberg]
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import click
 from confluent_kafka import Producer
@@ -134,7 +135,20 @@ def produce_examples(bootstrap_servers: str, registry_url: str, console: Console
 @click.option("--registry-url", required=True)
 @click.option("--warehouse", required=True)
 @click.option("--database", default="kafka", show_default=True)
-def main(bootstrap_servers: str, registry_url: str, warehouse: str, database: str) -> None:
+@click.option(
+    "--table-format",
+    type=click.Choice(["hive", "iceberg"]),
+    default="hive",
+    show_default=True,
+    help="Hive ORC tables or Apache Iceberg tables (a warehouse holds tables of one format).",
+)
+def main(
+    bootstrap_servers: str,
+    registry_url: str,
+    warehouse: str,
+    database: str,
+    table_format: Literal["hive", "iceberg"],
+) -> None:
     """Register, produce, load, show."""
     console = Console()
     topics = produce_examples(bootstrap_servers, registry_url, console)
@@ -144,8 +158,9 @@ def main(bootstrap_servers: str, registry_url: str, warehouse: str, database: st
         warehouse=str(Path(warehouse).absolute()),
         database=database,
         include_topics="|".join(topics),
+        table_format=table_format,
     )
-    console.print(f"\n[bold]loader run[/] (warehouse {settings.warehouse})")
+    console.print(f"\n[bold]loader run[/] ({table_format} tables, warehouse {settings.warehouse})")
     spark = job.spark_for(settings)
     try:
         report = job.run(settings, spark, console)

@@ -16,6 +16,8 @@ import posixpath
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from py4j.protocol import Py4JJavaError
+from pyspark.errors import PySparkException
 from pyspark.sql import Column, SparkSession
 from pyspark.sql import functions as F
 from rich.console import Console
@@ -23,6 +25,7 @@ from rich.table import Table
 
 from loader.config import LoaderSettings
 from loader.planning.state_store import StateStore
+from loader.spark_errors import first_line
 from loader.warehouse_layout import check_layout
 
 WINDOW_MINUTES = 10
@@ -85,15 +88,28 @@ class AuditReport:
     database: str
     windows: list[WindowAudit] = field(default_factory=list)
     notes: dict[str, list[str]] = field(default_factory=dict)  # topic -> what runs noted about its offsets
+    # Tables that could not be counted (an Iceberg data file deleted behind the loader's back) -> why;
+    # their topics have no windows in the report, since their rows are unknown.
+    unreadable: dict[str, str] = field(default_factory=dict)
 
     @property
     def mismatches(self) -> list[WindowAudit]:
         return [w for w in self.windows if not w.ok]
 
+    @property
+    def ok(self) -> bool:
+        return not self.mismatches and not self.unreadable
+
     def to_json(self) -> str:
         rows = [{**asdict(w), "difference": w.difference, "ok": w.ok} for w in self.windows]
         return json.dumps(
-            {"database": self.database, "ok": not self.mismatches, "windows": rows, "notes": self.notes},
+            {
+                "database": self.database,
+                "ok": self.ok,
+                "windows": rows,
+                "unreadable": self.unreadable,
+                "notes": self.notes,
+            },
             indent=2,
         )
 
@@ -147,11 +163,13 @@ def audit(settings: LoaderSettings, spark: SparkSession, quarantine_table: str) 
     for topic, tables in sorted(recorded.tables.items()):
         loaded: dict[str, int] = {}
         for table in sorted(tables):  # a topic of several event types: the sum over its tables
-            if spark.catalog.tableExists(table):
-                spark.catalog.refreshTable(table)
-                grouped = spark.table(table).groupBy(window_of(F.col("_kafka_timestamp")).alias("w")).count()
-                for r in grouped.collect():
-                    loaded[r["w"]] = loaded.get(r["w"], 0) + int(r["count"])
+            try:
+                for window, count in _rows_per_window(spark, table).items():
+                    loaded[window] = loaded.get(window, 0) + count
+            except (PySparkException, Py4JJavaError) as exc:
+                report.unreadable[table] = first_line(exc, 500) or type(exc).__name__
+        if any(t in report.unreadable for t in tables):
+            continue
         table = ", ".join(sorted(tables))
         windows = {w for (t, w) in recorded.read if t == topic} | set(loaded)
         windows |= {w for (t, w) in quarantined if t == topic}
@@ -170,10 +188,19 @@ def audit(settings: LoaderSettings, spark: SparkSession, quarantine_table: str) 
     return report
 
 
+def _rows_per_window(spark: SparkSession, table: str) -> dict[str, int]:
+    """The table's rows per window ({} when it does not exist)."""
+    if not spark.catalog.tableExists(table):
+        return {}
+    spark.catalog.refreshTable(table)
+    grouped = spark.table(table).groupBy(window_of(F.col("_kafka_timestamp")).alias("w")).count()
+    return {r["w"]: int(r["count"]) for r in grouped.collect()}
+
+
 def render(report: AuditReport, console: Console) -> None:
-    verdict = (
-        "[green]clean[/]" if not report.mismatches else f"[bold red]{len(report.mismatches)} mismatch(es)[/]"
-    )
+    problems = [f"{len(report.mismatches)} mismatch(es)"] if report.mismatches else []
+    problems += [f"{len(report.unreadable)} table(s) unreadable"] if report.unreadable else []
+    verdict = "[green]clean[/]" if report.ok else f"[bold red]{', '.join(problems)}[/]"
     table = Table(
         title=f"loader audit of database {report.database}: {verdict}",
         title_justify="left",
@@ -202,6 +229,8 @@ def render(report: AuditReport, console: Console) -> None:
             f"[{style}]{w.difference:+d}[/]",
         )
     console.print(table)
+    for name, reason in sorted(report.unreadable.items()):
+        console.print(f"[bold red]{name} could not be read:[/] {reason}")
     for topic, notes in report.notes.items():
         for note in notes:
             console.print(f"[yellow]{topic}[/]: {note}")

@@ -24,7 +24,6 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from py4j.protocol import Py4JJavaError
 from pyspark.sql import SparkSession
 from rich.console import Console
 from rich.table import Table
@@ -48,6 +47,7 @@ from loader.operations.relocation_record import Relocation, RelocationLog
 from loader.planning.commit_protocol import CommitLog
 from loader.planning.state_store import StateStore
 from loader.report import EXIT_FAILED, EXIT_LOCKED
+from loader.spark_errors import first_line
 from loader.spark_session import forget_cached_tables
 from loader.warehouse_layout import WarehouseMismatch, check_layout
 
@@ -108,7 +108,7 @@ def maintain(
     except WarehouseMismatch as exc:
         report.error = str(exc)
     except Exception as exc:  # what was switched stays switched; the records say what is left to do
-        report.error = f"maintenance stopped: {type(exc).__name__}: {_first_line(exc, 500)}"
+        report.error = f"maintenance stopped: {type(exc).__name__}: {first_line(exc, 500)}"
     finally:
         lock.release()
         forget_cached_tables(spark)
@@ -143,7 +143,7 @@ def _maintain_iceberg(
     except NotTimePartitioned as exc:
         return PartitionAction(qualified, "", "skipped", detail=str(exc))
     except Exception as exc:  # Iceberg commits all or nothing: the table is as it was
-        return PartitionAction(qualified, "", "failed", detail=_first_line(exc, 300) or type(exc).__name__)
+        return PartitionAction(qualified, "", "failed", detail=first_line(exc, 300) or type(exc).__name__)
     return PartitionAction(
         qualified,
         f"before {done.closed_before:%Y-%m-%d %H:%M} UTC",
@@ -245,7 +245,7 @@ def _compact(
         except Exception as exc:  # never pointed to: removed now, the partition stays as it was
             store.delete(relocation.new_location)
             log.remove(relocation)
-            reason = _first_line(exc, 300) or type(exc).__name__
+            reason = first_line(exc, 300) or type(exc).__name__
             report.actions.append(
                 PartitionAction(qualified, relative, "failed", compaction.input_files, detail=reason)
             )
@@ -265,18 +265,6 @@ def _compact(
                 qualified, _describe(relocation.spec), "compacted", compaction.input_files, written, rows
             )
         )
-
-
-def _first_line(exc: Exception, limit: int) -> str:
-    """The first line of what went wrong; for an error in Spark's JVM, of its innermost cause (a
-    malformed file names itself there, while the outer error says only which call failed)."""
-    text = str(exc)
-    if isinstance(exc, Py4JJavaError):
-        cause = exc.java_exception
-        while cause is not None:
-            text = str(cause.getMessage() or text)
-            cause = cause.getCause()
-    return (text.splitlines() or [""])[0][:limit]
 
 
 def _describe(spec: dict[str, str]) -> str:

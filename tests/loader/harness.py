@@ -12,6 +12,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,7 @@ class Harness:
     # What the test's producers give confluent-kafka's registry client besides the URL (credentials, CA).
     registry_conf: dict[str, str] = field(default_factory=dict)
     table_format: str = "hive"  # of its `loader` processes (in-process runs share the session's Spark)
+    iceberg_catalog: str = "hive"  # where those keep Iceberg tables: the metastore, or the warehouse alone
 
     def settings(self, **overrides: Any) -> LoaderSettings:
         base = LoaderSettings(
@@ -64,14 +66,21 @@ class Harness:
         )
 
     def produce(
-        self, topic: str, schema: dict[str, Any], records: list[dict[str, Any]], partition: int | None = None
+        self,
+        topic: str,
+        schema: dict[str, Any],
+        records: list[dict[str, Any]],
+        partition: int | None = None,
+        at: datetime | None = None,
     ) -> None:
-        """Produces like an application does: AvroSerializer, registering the schema on first use."""
+        """Produces like an application does: AvroSerializer, registering the schema on first use; with
+        `at`, every record carries that Kafka timestamp (an hour or day in the past) instead of now."""
         serialize = self.serializer(topic, schema)
         producer = Producer({"bootstrap.servers": self.kafka.bootstrap})
+        stamp = {"timestamp": int(at.timestamp() * 1000)} if at else {}
         for i, record in enumerate(records):
             target = partition if partition is not None else i % self.partitions_of(topic)
-            producer.produce(topic, value=serialize(record), partition=target)
+            producer.produce(topic, value=serialize(record), partition=target, **stamp)
         assert producer.flush(30) == 0
 
     def serializer(
@@ -123,7 +132,7 @@ class Harness:
 
     def cli_env(self) -> dict[str, str]:
         """What a `loader` process of this harness gets in its environment besides the test's own."""
-        return {"LOADER_TABLE_FORMAT": self.table_format}
+        return {"LOADER_TABLE_FORMAT": self.table_format, "LOADER_ICEBERG_CATALOG": self.iceberg_catalog}
 
     def query_cli(self, sql: str) -> list[dict[str, Any]]:
         """Runs SQL in a separate Spark application on this harness's warehouse and metastore (with
@@ -133,7 +142,7 @@ class Harness:
             import json
             from loader.spark_session import SparkSettings, build_spark_session, iceberg_conf, iceberg_jars
             iceberg = {self.table_format == "iceberg"!r}
-            conf = iceberg_conf("hive", {str(self.warehouse)!r}) if iceberg else {{}}
+            conf = iceberg_conf({self.iceberg_catalog!r}, {str(self.warehouse)!r}) if iceberg else {{}}
             jars = tuple(iceberg_jars()) if iceberg else ()
             settings = SparkSettings(
                 warehouse_dir={str(self.warehouse)!r}, master="local[1]", extra_conf=conf, extra_jars=jars

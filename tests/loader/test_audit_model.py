@@ -52,3 +52,13 @@ def test_skipped_tombstones_count_towards_kafka_like_rows() -> None:
     window = WindowAudit("c", "kafka.c", "w", kafka=5, table_rows=2, quarantined=1, skipped=2)
     assert window.ok
     assert not WindowAudit("c", "kafka.c", "w", kafka=5, table_rows=2, quarantined=1, skipped=1).ok
+
+
+def test_a_table_that_cannot_be_read_fails_the_audit_without_windows() -> None:
+    missing = {"kafka.clicks": "File file:/w/kafka.db/clicks/x.parquet does not exist"}
+    report = AuditReport("kafka", unreadable=missing)
+    assert not report.mismatches and not report.ok
+    data = json.loads(report.to_json())
+    assert data["ok"] is False
+    assert data["unreadable"] == missing
+    assert AuditReport("kafka").ok
