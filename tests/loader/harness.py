@@ -45,7 +45,8 @@ class Harness:
     prefix: str = field(default_factory=lambda: f"t{uuid.uuid4().hex[:8]}")
     # What the test's producers give confluent-kafka's registry client besides the URL (credentials, CA).
     registry_conf: dict[str, str] = field(default_factory=dict)
-    table_format: str = "hive"  # of its `loader` processes (in-process runs share the session's Spark)
+    # Of its runs: in-process ones need a session that can hold the format's tables (`iceberg_spark`).
+    table_format: str = "hive"
     iceberg_catalog: str = "hive"  # where those keep Iceberg tables: the metastore, or the warehouse alone
 
     def settings(self, **overrides: Any) -> LoaderSettings:
@@ -57,6 +58,8 @@ class Harness:
             partition_granularity="day",
             task_pool_size=2,
             include_topics=f"{self.prefix}.*",
+            table_format=self.table_format,
+            iceberg_catalog=self.iceberg_catalog,
         )
         return replace(base, **overrides)
 
