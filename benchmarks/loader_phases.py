@@ -1,9 +1,12 @@
-"""Where a small topic's time goes: `python benchmarks/loader_phases.py [--topics 30] [--records 500]`.
+"""Where a small topic's time goes: `python benchmarks/loader_phases.py [--topics 30] [--records 500]
+[--table-format hive|iceberg]`.
 
 Runs the loader over `--topics` small topics (a first run, then two next runs over as many new records
 each) in one Spark session, with the topics' passes one at a time in the calling thread, and prints the
 wall time of each phase per topic: building the query (Kafka read, decode, projection), making sure of
-the table, Spark's write job, the commit, and the run's requests to Kafka. Passes one at a time show
+the table, Spark's write job, the commit, and the run's requests to Kafka; under Iceberg, the table's
+look-up of the offsets it holds and its append (the write job and Iceberg's commit, which are one call
+there). Passes one at a time show
 what each phase costs, not what topics running side by side hide; `loader_bench.py` measures the runs
 as users get them.
 """
@@ -22,7 +25,7 @@ from concurrent.futures import Executor
 from pathlib import Path
 from typing import Any
 
-from pyspark.sql.readwriter import DataFrameWriter
+from pyspark.sql.readwriter import DataFrameWriter, DataFrameWriterV2
 from rich.console import Console
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -39,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from loader import job, topic_pass
 from loader.config import LoaderSettings
 from loader.formats.hive import table_catalog
+from loader.formats.iceberg import IcebergFormat
 
 PHASES: list[tuple[Any, str, str]] = [
     (job, "_load", "whole run"),
@@ -47,7 +51,11 @@ PHASES: list[tuple[Any, str, str]] = [
     (topic_pass, "decode", "  build: decode"),
     (topic_pass, "good_rows", "  build: projection"),
     (table_catalog.TableCatalog, "ensure", "  table exists with the schema"),
+    (IcebergFormat, "ensure", "  table exists with the schema (Iceberg)"),
+    (IcebergFormat, "held_offsets", "  offsets the table holds (Iceberg)"),
     (DataFrameWriter, "save", "  Spark write job"),
+    (IcebergFormat, "append", "  append: write job and commit (Iceberg)"),
+    (DataFrameWriterV2, "append", "    of which the write job and Iceberg's commit"),
     (job, "_commit", "commit (moves, partitions, manifest)"),
     (job, "list_topics", "Kafka: topics"),
     (job, "watermarks", "Kafka: offsets"),
@@ -84,6 +92,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--topics", type=int, default=30)
     parser.add_argument("--records", type=int, default=500, help="records per topic and run")
+    parser.add_argument("--table-format", choices=("hive", "iceberg"), default="hive")
     args = parser.parse_args()
     seconds: Counter[str] = Counter()
     calls: Counter[str] = Counter()
@@ -106,6 +115,7 @@ def main() -> None:
                 warehouse=str(workdir / "warehouse"),
                 state_dir=str(workdir / "state"),
                 include_topics="phase_.*",
+                table_format=args.table_format,
             ).validate()
             spark = job.spark_for(settings)
             for seed, label in enumerate(("first run (tables created)", "next run", "next run again"), 1):
@@ -115,9 +125,9 @@ def main() -> None:
                 report = job.run(settings, spark, Console(stderr=True, quiet=True))
                 if report.exit_code:
                     raise SystemExit(f"the run failed: {report.error or report.topics}")
-                print(f"\n{label}, {args.topics} topics x {args.records}:\n")
+                print(f"\n{args.table_format}, {label}, {args.topics} topics x {args.records}:\n")
                 print("| phase | seconds | ms per topic |\n|---|---:|---:|")
-                for _, _, phase in PHASES:
+                for phase in (label for _, _, label in PHASES if calls[label]):  # this format's phases
                     print(f"| {phase} | {seconds[phase]:.2f} | {1000 * seconds[phase] / args.topics:.0f} |")
             spark.stop()
     finally:
