@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import struct
 import subprocess
 import sys
 import time
@@ -108,30 +109,35 @@ def test_killed_at_every_step_and_rerun_loads_every_record_exactly_once(
     cli_harness.table_format = table_format
     topic = cli_harness.topic(partitions=2)
     produced = 0
+    bad = 0
     kills = 0
+    tolerate_bad = {"LOADER_MAX_BAD_RATIO": "1"}  # bad records are part of the load, not a failed run
 
     def produce(count: int) -> None:
-        nonlocal produced
+        """Good records, and one that goes to the quarantine: it must be there exactly once too."""
+        nonlocal produced, bad
         cli_harness.produce(
             topic, EVENT, [{"n": produced + i, "target": f"t{produced + i}"} for i in range(count)]
         )
+        cli_harness.produce_raw(topic, [b"\x01" + struct.pack(">I", bad)], partition=bad % 2)
         produced += count
+        bad += 1
 
     for point in crash_points:
         produce(4)
-        done = cli_harness.run_cli(env={"LOADER_CRASH_AT": point})
+        done = cli_harness.run_cli(env={"LOADER_CRASH_AT": point, **tolerate_bad})
         assert done.returncode == -signal.SIGKILL, f"{point}: {done.returncode}\n{done.stderr[-2000:]}"
         kills += 1
     for delay in (4.0, 9.0, 14.0):  # kill -9 from outside, wherever the run happens to be
         produce(4)
-        process = start_cli(cli_harness, {})
+        process = start_cli(cli_harness, tolerate_bad)
         time.sleep(delay)
         if process.poll() is None:
             process.send_signal(signal.SIGKILL)
             kills += 1
         process.communicate(timeout=120)
 
-    final = cli_harness.run_cli()
+    final = cli_harness.run_cli(env=tolerate_bad)
     assert final.returncode == 0, final.stderr[-3000:]
     assert kills >= 12
 
@@ -139,9 +145,16 @@ def test_killed_at_every_step_and_rerun_loads_every_record_exactly_once(
     loaded = cli_harness.query_cli(f"SELECT _kafka_partition AS p, _kafka_offset AS o, n FROM {table}")
     pairs = sorted((row["p"], row["o"]) for row in loaded)
     assert len(pairs) == len(set(pairs)), "a record was loaded twice"
+    quarantined = cli_harness.query_cli(
+        f"SELECT partition AS p, offset AS o FROM {cli_harness.database}.loader_quarantine "
+        f"WHERE topic = '{topic}'"
+    )
+    bad_pairs = sorted((row["p"], row["o"]) for row in quarantined)
+    assert len(bad_pairs) == len(set(bad_pairs)), "a bad record was quarantined twice"
+    assert len(bad_pairs) == bad, "a bad record was lost"
     ends = watermarks(cli_harness.kafka.bootstrap, [(topic, 0), (topic, 1)])
     expected = sorted((p, o) for p in (0, 1) for o in range(ends[(topic, p)].earliest, ends[(topic, p)].end))
-    assert pairs == expected, "a record was lost or made up"
+    assert sorted(pairs + bad_pairs) == expected, "a record was lost or made up"
     assert sorted(row["n"] for row in loaded) == list(range(produced))
     # The audit records travel with the data through the same commits: they agree with the table.
     audited = cli_harness.run_cli(command="audit")
