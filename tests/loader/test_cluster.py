@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -48,9 +50,8 @@ def spark_submit_command(cluster: Cluster, table_format: str) -> list[str]:
     ]  # fmt: skip
 
 
-def submit(cluster: Cluster, harness: Harness, command: str = "run") -> subprocess.CompletedProcess[str]:
-    """`spark-submit ... loader/cli.py <command>` from the repository (PYSPARK_PYTHON: this Python, which
-    has the loader's dependencies; PYTHONPATH: this checkout's loader)."""
+def submit_command(cluster: Cluster, harness: Harness, command: str) -> list[str]:
+    """`spark-submit ... loader/cli.py <command> <settings>`, as docs/loader.md shows it."""
     loader_args = [
         "--bootstrap-servers", harness.kafka.bootstrap,
         "--registry-url", harness.registry_url,
@@ -61,11 +62,22 @@ def submit(cluster: Cluster, harness: Harness, command: str = "run") -> subproce
     ]  # fmt: skip
     if command == "run":
         loader_args += ["--include-topics", f"{harness.prefix}.*", "--partition-granularity", "day"]
-    env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYTHONPATH=str(REPO_ROOT))
+    return [*spark_submit_command(cluster, harness.table_format), "loader/cli.py", command, *loader_args]
+
+
+def submit_env(**extra: str) -> dict[str, str]:
+    """PYSPARK_PYTHON: this Python, which has the loader's dependencies; PYTHONPATH: this checkout."""
+    return dict(os.environ, PYSPARK_PYTHON=sys.executable, PYTHONPATH=str(REPO_ROOT), **extra)
+
+
+def submit(
+    cluster: Cluster, harness: Harness, command: str = "run", **env: str
+) -> subprocess.CompletedProcess[str]:
+    """Runs the submitted command from the repository's root to its end."""
     try:
         return subprocess.run(
-            [*spark_submit_command(cluster, harness.table_format), "loader/cli.py", command, *loader_args],
-            cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=240,
+            submit_command(cluster, harness, command), cwd=REPO_ROOT, env=submit_env(**env),
+            capture_output=True, text=True, timeout=240,
         )  # fmt: skip
     except subprocess.TimeoutExpired as expired:
         pytest.fail(
@@ -140,6 +152,73 @@ def test_loader_submitted_to_a_cluster_writes_hdfs_through_the_postgres_metastor
     state_line = next(line for line in out.splitlines() if line.startswith("STATE "))
     assert state_line != "STATE []", out
 
+    audited = submit(cluster, harness, command="audit")
+    assert audited.returncode == 0, audited.stdout[-3000:] + audited.stderr[-3000:]
+    assert "clean" in audited.stdout, audited.stdout
+
+
+def executors_of(cluster: Cluster) -> list[int]:
+    """Pids of the executor JVMs the cluster's workers run now (their working directory is in the
+    cluster's data dir)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            cmdline = (proc / "cmdline").read_bytes()
+            cwd = os.readlink(proc / "cwd")
+        except OSError:
+            continue
+        if b"CoarseGrainedExecutorBackend" in cmdline and cwd.startswith(str(cluster.data_dir)):
+            found.append(int(proc.name))
+    return found
+
+
+def test_killed_driver_and_executor_lose_nothing_and_load_nothing_twice(
+    cluster: Cluster, kafka_broker: KafkaBroker, registry_url: str
+) -> None:
+    harness = Harness(kafka=kafka_broker, registry_url=registry_url, warehouse=Path("unused"))
+    topic = harness.topic(partitions=2)
+    harness.produce(topic, EVENT, [{"id": i, "url": f"/p/{i}"} for i in range(30)])
+
+    # The driver dies (SIGKILL, no cleanup) in the middle of its commit: some files moved, others not.
+    crashed = submit(cluster, harness, LOADER_CRASH_AT="after_first_move")
+    assert crashed.returncode != 0, crashed.stdout[-3000:]
+    # Its lock stays on HDFS: the next run does nothing until `loader unlock` sees the owner is gone.
+    locked = submit(cluster, harness)
+    assert locked.returncode == 75, locked.stdout[-3000:] + locked.stderr[-3000:]
+    unlocked = submit(cluster, harness, command="unlock")
+    assert unlocked.returncode == 0, unlocked.stdout[-3000:] + unlocked.stderr[-3000:]
+
+    # The next run finishes the interrupted commit; one of its executors is killed while it plans.
+    run = subprocess.Popen(
+        submit_command(cluster, harness, "run"),
+        cwd=REPO_ROOT, env=submit_env(LOADER_PAUSE_AT="after_plan:20"),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while len(executors := executors_of(cluster)) < 2 and run.poll() is None:
+            assert time.monotonic() < deadline, "the run's executors did not start"
+            time.sleep(0.5)
+        assert executors, "the run ended before its executors started"
+        os.kill(executors[0], signal.SIGKILL)
+        out, err = run.communicate(timeout=240)
+    finally:
+        if run.poll() is None:
+            run.kill()
+    assert run.returncode == 0, out[-3000:] + err[-5000:]
+
+    table = f"{harness.database}.{table_name(topic)}"
+    read = read_back(
+        cluster,
+        "hive",
+        f"""
+        rows = spark.sql("SELECT id, _kafka_partition, _kafka_offset FROM {table}").collect()
+        print("IDS", sorted(r.id for r in rows))
+        print("OFFSETS", len({{(r._kafka_partition, r._kafka_offset) for r in rows}}))
+        """,
+    )
+    assert f"IDS {list(range(30))}" in read, read  # none lost, none twice
+    assert "OFFSETS 30" in read, read
     audited = submit(cluster, harness, command="audit")
     assert audited.returncode == 0, audited.stdout[-3000:] + audited.stderr[-3000:]
     assert "clean" in audited.stdout, audited.stdout
