@@ -62,7 +62,8 @@ def submit_command(cluster: Cluster, harness: Harness, command: str) -> list[str
     ]  # fmt: skip
     if command == "run":
         loader_args += ["--include-topics", f"{harness.prefix}.*", "--partition-granularity", "day"]
-    return [*spark_submit_command(cluster, harness.table_format), "loader/cli.py", command, *loader_args]
+    cli = str(REPO_ROOT / "loader" / "cli.py")
+    return [*spark_submit_command(cluster, harness.table_format), cli, command, *loader_args]
 
 
 def submit_env(**extra: str) -> dict[str, str]:
@@ -71,12 +72,13 @@ def submit_env(**extra: str) -> dict[str, str]:
 
 
 def submit(
-    cluster: Cluster, harness: Harness, command: str = "run", **env: str
+    cluster: Cluster, harness: Harness, workdir: Path, command: str = "run", **env: str
 ) -> subprocess.CompletedProcess[str]:
-    """Runs the submitted command from the repository's root to its end."""
+    """Runs the submitted command to its end, from a scratch directory: Spark 4.0's driver leaves an
+    `artifacts/` directory wherever spark-submit starts it (SPARK-52396)."""
     try:
         return subprocess.run(
-            submit_command(cluster, harness, command), cwd=REPO_ROOT, env=submit_env(**env),
+            submit_command(cluster, harness, command), cwd=workdir, env=submit_env(**env),
             capture_output=True, text=True, timeout=240,
         )  # fmt: skip
     except subprocess.TimeoutExpired as expired:
@@ -117,7 +119,7 @@ def applications(cluster: Cluster) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("table_format", ["hive", "iceberg"])
 def test_loader_submitted_to_a_cluster_writes_hdfs_through_the_postgres_metastore(
-    cluster: Cluster, kafka_broker: KafkaBroker, registry_url: str, table_format: str
+    cluster: Cluster, kafka_broker: KafkaBroker, registry_url: str, table_format: str, tmp_path: Path
 ) -> None:
     harness = Harness(
         kafka=kafka_broker, registry_url=registry_url, warehouse=Path("unused"), table_format=table_format
@@ -126,7 +128,7 @@ def test_loader_submitted_to_a_cluster_writes_hdfs_through_the_postgres_metastor
     harness.produce(topic, EVENT, [{"id": i, "url": f"/p/{i}"} for i in range(20)])
     apps_before = len(applications(cluster))
 
-    done = submit(cluster, harness)
+    done = submit(cluster, harness, tmp_path)
 
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-5000:]
     # The run was an application of the cluster's master (its executors ran in the workers), not a
@@ -152,7 +154,7 @@ def test_loader_submitted_to_a_cluster_writes_hdfs_through_the_postgres_metastor
     state_line = next(line for line in out.splitlines() if line.startswith("STATE "))
     assert state_line != "STATE []", out
 
-    audited = submit(cluster, harness, command="audit")
+    audited = submit(cluster, harness, tmp_path, command="audit")
     assert audited.returncode == 0, audited.stdout[-3000:] + audited.stderr[-3000:]
     assert "clean" in audited.stdout, audited.stdout
 
@@ -173,25 +175,25 @@ def executors_of(cluster: Cluster) -> list[int]:
 
 
 def test_killed_driver_and_executor_lose_nothing_and_load_nothing_twice(
-    cluster: Cluster, kafka_broker: KafkaBroker, registry_url: str
+    cluster: Cluster, kafka_broker: KafkaBroker, registry_url: str, tmp_path: Path
 ) -> None:
     harness = Harness(kafka=kafka_broker, registry_url=registry_url, warehouse=Path("unused"))
     topic = harness.topic(partitions=2)
     harness.produce(topic, EVENT, [{"id": i, "url": f"/p/{i}"} for i in range(30)])
 
     # The driver dies (SIGKILL, no cleanup) in the middle of its commit: some files moved, others not.
-    crashed = submit(cluster, harness, LOADER_CRASH_AT="after_first_move")
+    crashed = submit(cluster, harness, tmp_path, LOADER_CRASH_AT="after_first_move")
     assert crashed.returncode != 0, crashed.stdout[-3000:]
     # Its lock stays on HDFS: the next run does nothing until `loader unlock` sees the owner is gone.
-    locked = submit(cluster, harness)
+    locked = submit(cluster, harness, tmp_path)
     assert locked.returncode == 75, locked.stdout[-3000:] + locked.stderr[-3000:]
-    unlocked = submit(cluster, harness, command="unlock")
+    unlocked = submit(cluster, harness, tmp_path, command="unlock")
     assert unlocked.returncode == 0, unlocked.stdout[-3000:] + unlocked.stderr[-3000:]
 
     # The next run finishes the interrupted commit; one of its executors is killed while it plans.
     run = subprocess.Popen(
         submit_command(cluster, harness, "run"),
-        cwd=REPO_ROOT, env=submit_env(LOADER_PAUSE_AT="after_plan:20"),
+        cwd=tmp_path, env=submit_env(LOADER_PAUSE_AT="after_plan:20"),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
@@ -219,6 +221,6 @@ def test_killed_driver_and_executor_lose_nothing_and_load_nothing_twice(
     )
     assert f"IDS {list(range(30))}" in read, read  # none lost, none twice
     assert "OFFSETS 30" in read, read
-    audited = submit(cluster, harness, command="audit")
+    audited = submit(cluster, harness, tmp_path, command="audit")
     assert audited.returncode == 0, audited.stdout[-3000:] + audited.stderr[-3000:]
     assert "clean" in audited.stdout, audited.stdout
