@@ -179,11 +179,25 @@ def _private_working_directory() -> Iterator[None]:
         os.chdir(previous)
 
 
+def submitted_by_spark_submit() -> bool:
+    """Whether spark-submit started this driver: its JVM is up before Python runs, and Python reaches it
+    through the gateway whose port spark-submit hands down. spark-submit's `--master` and `--jars` /
+    `--packages` then rule: a master set here would replace `--master` (the run would stay on the driver
+    machine, in local mode), jars set here would replace what spark-submit ships to the executors."""
+    return "PYSPARK_GATEWAY_PORT" in os.environ
+
+
 def build_spark_session(settings: SparkSettings) -> SparkSession:
     """A Hive-enabled SparkSession for the given settings (re-uses an active one with the same JVM)."""
     builder = SparkSession.builder.appName(settings.app_name)
     master = settings.master
-    if not master and "SPARK_MASTER" not in os.environ and not os.environ.get("PYSPARK_SUBMIT_ARGS"):
+    submitted = submitted_by_spark_submit()
+    if (
+        not master
+        and not submitted
+        and "SPARK_MASTER" not in os.environ
+        and not os.environ.get("PYSPARK_SUBMIT_ARGS")
+    ):
         master = "local[2]"
     if master:
         builder = builder.master(master)
@@ -209,7 +223,7 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
         conf["spark.driver.host"] = "127.0.0.1"
         conf["spark.driver.bindAddress"] = "127.0.0.1"
     jars = connector_jars(settings.jars_dir) + list(settings.extra_jars)
-    if jars:
+    if jars and not submitted:
         conf["spark.jars"] = ",".join(jars)
     if settings.metastore_uri:
         conf["spark.hadoop.hive.metastore.uris"] = settings.metastore_uri

@@ -89,6 +89,65 @@ stop_service() {
   info "$name stopped"
 }
 
+# --- Jars from Maven Central ------------------------------------------------------------------------
+
+MAVEN_POM="$REPO_ROOT/jvm/pom.xml"
+MAVEN_SETTINGS="${PIPELINE_MAVEN_SETTINGS:-$REPO_ROOT/jvm/settings.xml}"
+
+# pom_property NAME: a version property of jvm/pom.xml (e.g. kafka.version).
+pom_property() {
+  sed -n "s:.*<$1>\\(.*\\)</$1>.*:\\1:p" "$MAVEN_POM"
+}
+
+# maven_fetch PROFILE TARGET [MVN_ARGS...]: the runtime dependencies of the pom's PROFILE, copied into
+# TARGET once; TARGET/.complete marks a finished copy, so an interrupted fetch is redone, a finished one
+# re-used.
+maven_fetch() {
+  local profile="$1" target="$2"
+  shift 2
+  if [ -f "$target/.complete" ]; then
+    return 0
+  fi
+  require_tool mvn maven "fetches jars from Maven Central"
+  info "fetching $profile into $target (Maven Central)"
+  rm -rf "$target.partial"
+  local log
+  log="$(mktemp)"
+  if ! mvn -B -q -s "$MAVEN_SETTINGS" -f "$MAVEN_POM" -P "$profile" "$@" \
+      dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$target.partial" >"$log" 2>&1; then
+    # Maven's first error line says what failed (an artifact, a plugin, a host); the rest is advice.
+    sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -m 1 -E '^\[ERROR\] [^ ]' | cut -c1-400 >&2 || tail -n 5 "$log" >&2
+    rm -f "$log"
+    die "could not fetch '$profile' from Maven Central (is the registry reachable?). Maven's words are above."
+  fi
+  rm -f "$log"
+  rm -rf "$target"
+  mv "$target.partial" "$target"
+  touch "$target/.complete"
+}
+
+# free_ports N: N distinct TCP ports on 127.0.0.1 that nothing listens on right now, one a line (all
+# bound at once, so that the kernel cannot hand out one twice).
+free_ports() {
+  "$VENV/bin/python" - "$1" <<'PY'
+import socket, sys
+sockets = [socket.socket() for _ in range(int(sys.argv[1]))]
+for s in sockets:
+    s.bind(("127.0.0.1", 0))
+print("\n".join(str(s.getsockname()[1]) for s in sockets))
+PY
+}
+
+# launch_service PID_FILE LOG COMMAND...: starts COMMAND in a session of its own (it outlives the script
+# and the test that started it), output into LOG, and records its pid.
+launch_service() {
+  local pid_file="$1" log="$2"
+  shift 2
+  : >"$log"
+  setsid "$@" >"$log" 2>&1 </dev/null &
+  echo "$!" >"$pid_file"
+}
+
 # pyspark_jars: the directory of the jars pyspark ships (Spark, Hive, Hadoop, Derby, DataNucleus).
 pyspark_jars() {
   [ -x "$VENV/bin/python" ] || die "no Python environment at $VENV: run scripts/setup first."
