@@ -81,8 +81,10 @@ class Harness:
         serialize = self.serializer(topic, schema)
         producer = Producer({"bootstrap.servers": self.kafka.bootstrap})
         stamp = {"timestamp": int(at.timestamp() * 1000)} if at else {}
+        # Asked once, not per record: each question opens an admin client of its own.
+        spread = self.partitions_of(topic) if partition is None else 1
         for i, record in enumerate(records):
-            target = partition if partition is not None else i % self.partitions_of(topic)
+            target = partition if partition is not None else i % spread
             producer.produce(topic, value=serialize(record), partition=target, **stamp)
         assert producer.flush(30) == 0
 

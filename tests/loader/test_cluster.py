@@ -14,6 +14,7 @@ import sys
 import textwrap
 import time
 import urllib.request
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from loader.schema.naming import table_name
 from loader.spark_session import connector_jars, iceberg_jars
 from tests.fixtures.cluster import Cluster
 from tests.fixtures.kafka import KafkaBroker
+from tests.fixtures.ports import free_port
 from tests.loader.harness import REPO_ROOT, Harness, record_schema
 
 pytestmark = pytest.mark.integration
@@ -31,11 +33,13 @@ EVENT = record_schema("ClusterEvent", [{"name": "id", "type": "long"}, {"name": 
 APP_NAME = "kafka-table-loader"
 
 
-def spark_submit_command(cluster: Cluster, table_format: str) -> list[str]:
+def spark_submit_command(cluster: Cluster, table_format: str, conf: Mapping[str, str]) -> list[str]:
     """The spark-submit part of docs/loader.md's command, with the jars from the local cache instead of
-    `--packages` (the test machine fetched them once) and small executors."""
+    `--packages` (the test machine fetched them once) and small executors; `conf` adds settings a test
+    needs to watch the run (its UI port, its event log)."""
     jars = connector_jars() + (iceberg_jars() if table_format == "iceberg" else [])
     assert jars, "the connector jars are missing: run scripts/fetch-jars"
+    watch = [arg for name, value in conf.items() for arg in ("--conf", f"{name}={value}")]
     return [
         str(Path(sys.executable).parent / "spark-submit"),
         "--master", cluster.spark_master,
@@ -47,10 +51,13 @@ def spark_submit_command(cluster: Cluster, table_format: str) -> list[str]:
         "--conf", "spark.executor.memory=512m",
         "--conf", f"spark.hadoop.hive.metastore.uris={cluster.metastore_uri}",
         "--conf", f"spark.sql.warehouse.dir={cluster.warehouse}",
+        *watch,
     ]  # fmt: skip
 
 
-def submit_command(cluster: Cluster, harness: Harness, command: str) -> list[str]:
+def submit_command(
+    cluster: Cluster, harness: Harness, command: str, conf: Mapping[str, str] | None = None
+) -> list[str]:
     """`spark-submit ... loader/cli.py <command> <settings>`, as docs/loader.md shows it."""
     loader_args = [
         "--bootstrap-servers", harness.kafka.bootstrap,
@@ -63,7 +70,7 @@ def submit_command(cluster: Cluster, harness: Harness, command: str) -> list[str
     if command == "run":
         loader_args += ["--include-topics", f"{harness.prefix}.*", "--partition-granularity", "day"]
     cli = str(REPO_ROOT / "loader" / "cli.py")
-    return [*spark_submit_command(cluster, harness.table_format), cli, command, *loader_args]
+    return [*spark_submit_command(cluster, harness.table_format, conf or {}), cli, command, *loader_args]
 
 
 def submit_env(**extra: str) -> dict[str, str]:
@@ -159,30 +166,84 @@ def test_loader_submitted_to_a_cluster_writes_hdfs_through_the_postgres_metastor
     assert "clean" in audited.stdout, audited.stdout
 
 
-def executors_of(cluster: Cluster) -> list[int]:
-    """Pids of the executor JVMs the cluster's workers run now (their working directory is in the
-    cluster's data dir)."""
-    found = []
+def spark_api(ui_port: int, path: str) -> Any:
+    """A page of the driver's REST API (`/api/v1/...`) on its UI port."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{ui_port}/api/v1/{path}", timeout=5) as response:
+        return json.load(response)
+
+
+def executor_running_a_task(ui_port: int) -> tuple[str, str] | None:
+    """(application id, executor id) of an executor that runs a task right now, as the driver's REST API
+    reports it; None while no task runs, or the driver's UI is not up yet (or gone)."""
+    try:
+        for app in spark_api(ui_port, "applications"):
+            for executor in spark_api(ui_port, f"applications/{app['id']}/executors"):
+                if executor["id"] != "driver" and executor["activeTasks"] > 0:
+                    return app["id"], executor["id"]
+    except (OSError, ValueError):  # refused or reset (URLError is an OSError), or a page cut short
+        return None
+    return None
+
+
+def executor_pid(cluster: Cluster, app_id: str, executor_id: str) -> int:
+    """The pid of an executor JVM of the cluster's workers: a worker starts it in its work directory
+    (in the cluster's data dir) under `<app id>/<executor id>`."""
     for proc in Path("/proc").iterdir():
         try:
             cmdline = (proc / "cmdline").read_bytes()
             cwd = os.readlink(proc / "cwd")
         except OSError:
             continue
-        if b"CoarseGrainedExecutorBackend" in cmdline and cwd.startswith(str(cluster.data_dir)):
-            found.append(int(proc.name))
-    return found
+        if (
+            b"CoarseGrainedExecutorBackend" in cmdline
+            and cwd.startswith(str(cluster.data_dir))
+            and Path(cwd).parts[-2:] == (app_id, executor_id)
+        ):
+            return int(proc.name)
+    raise AssertionError(f"no process of executor {executor_id} of {app_id} under {cluster.data_dir}")
 
 
+def tasks_lost_with_their_executor(event_log_dir: Path) -> list[str]:
+    """The executor ids of the tasks that failed because their executor died under them
+    (`ExecutorLostFailure`), from the application's Spark event log: proof that a task was running.
+    Spark 4 writes the log in rolling files (`eventlog_v2_<app id>/events_<n>_<app id>`)."""
+    lost = []
+    for log in event_log_dir.rglob("events_*"):
+        for line in log.read_text().splitlines():
+            event = json.loads(line)
+            if (
+                event["Event"] == "SparkListenerTaskEnd"
+                and event["Task End Reason"]["Reason"] == "ExecutorLostFailure"
+            ):
+                lost.append(event["Task Info"]["Executor ID"])
+    return lost
+
+
+# Where each table format's commit is cut: Hive's after the first of its file moves, Iceberg's between the
+# table's own commit and the run's manifest (Iceberg moves no files), so the next run must keep out rows
+# the table already holds.
+CRASH_MID_COMMIT = {"hive": "after_first_move", "iceberg": "after_iceberg_commit"}
+# Enough records that the write job's task runs for seconds on a 1-core worker, so an executor is killed
+# in the middle of it.
+BIG_BATCH = 20_000
+
+
+@pytest.mark.parametrize("table_format", ["hive", "iceberg"])
 def test_killed_driver_and_executor_lose_nothing_and_load_nothing_twice(
-    cluster: Cluster, kafka_broker: KafkaBroker, registry_url: str, tmp_path: Path
+    cluster: Cluster, kafka_broker: KafkaBroker, registry_url: str, table_format: str, tmp_path: Path
 ) -> None:
-    harness = Harness(kafka=kafka_broker, registry_url=registry_url, warehouse=Path("unused"))
+    """The driver is killed in the middle of its commit; the run after `loader unlock` has one of its
+    executors killed while that executor runs a task: the driver's REST API (on a UI port of the test's
+    choosing) names an executor with an active task, its JVM is found by its working directory, and the
+    run's event log shows afterwards that a task was lost with it (else the kill proved nothing)."""
+    harness = Harness(
+        kafka=kafka_broker, registry_url=registry_url, warehouse=Path("unused"), table_format=table_format
+    )
     topic = harness.topic(partitions=2)
     harness.produce(topic, EVENT, [{"id": i, "url": f"/p/{i}"} for i in range(30)])
 
-    # The driver dies (SIGKILL, no cleanup) in the middle of its commit: some files moved, others not.
-    crashed = submit(cluster, harness, tmp_path, LOADER_CRASH_AT="after_first_move")
+    # The driver dies (SIGKILL, no cleanup) in the middle of its commit.
+    crashed = submit(cluster, harness, tmp_path, LOADER_CRASH_AT=CRASH_MID_COMMIT[table_format])
     assert crashed.returncode != 0, crashed.stdout[-3000:]
     # Its lock stays on HDFS: the next run does nothing until `loader unlock` sees the owner is gone.
     locked = submit(cluster, harness, tmp_path)
@@ -190,37 +251,56 @@ def test_killed_driver_and_executor_lose_nothing_and_load_nothing_twice(
     unlocked = submit(cluster, harness, tmp_path, command="unlock")
     assert unlocked.returncode == 0, unlocked.stdout[-3000:] + unlocked.stderr[-3000:]
 
-    # The next run finishes the interrupted commit; one of its executors is killed while it plans.
+    # More records arrive, so the next run has a task to lose as well as a commit to finish (or rows to
+    # keep out); one of its executors is killed while it runs a task, and Spark runs that task again.
+    harness.produce(topic, EVENT, [{"id": i, "url": f"/p/{i}"} for i in range(30, 30 + BIG_BATCH)])
+    ui_port, event_log_dir = free_port(), tmp_path / "events"
+    event_log_dir.mkdir()
+    watch = {
+        "spark.ui.port": str(ui_port),
+        "spark.eventLog.enabled": "true",
+        "spark.eventLog.dir": event_log_dir.as_uri(),
+        "spark.eventLog.compress": "false",
+    }
     run = subprocess.Popen(
-        submit_command(cluster, harness, "run"),
-        cwd=tmp_path, env=submit_env(LOADER_PAUSE_AT="after_plan:20"),
+        submit_command(cluster, harness, "run", watch), cwd=tmp_path, env=submit_env(),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
-        deadline = time.monotonic() + 120
-        while len(executors := executors_of(cluster)) < 2 and run.poll() is None:
-            assert time.monotonic() < deadline, "the run's executors did not start"
-            time.sleep(0.5)
-        assert executors, "the run ended before its executors started"
-        os.kill(executors[0], signal.SIGKILL)
+        deadline = time.monotonic() + 180
+        while (running := executor_running_a_task(ui_port)) is None:
+            if run.poll() is not None:
+                pytest.fail(
+                    "the run ended before a task ran on an executor:\n" + run.communicate()[1][-5000:]
+                )
+            assert time.monotonic() < deadline, "no task ran on an executor within 180 s"
+            time.sleep(0.2)
+        app_id, executor_id = running
+        os.kill(executor_pid(cluster, app_id, executor_id), signal.SIGKILL)
         out, err = run.communicate(timeout=240)
     finally:
         if run.poll() is None:
             run.kill()
     assert run.returncode == 0, out[-3000:] + err[-5000:]
+    assert executor_id in tasks_lost_with_their_executor(event_log_dir), (
+        "the executor was killed between tasks"
+    )
 
+    total = 30 + BIG_BATCH
     table = f"{harness.database}.{table_name(topic)}"
     read = read_back(
         cluster,
-        "hive",
+        table_format,
         f"""
-        rows = spark.sql("SELECT id, _kafka_partition, _kafka_offset FROM {table}").collect()
-        print("IDS", sorted(r.id for r in rows))
-        print("OFFSETS", len({{(r._kafka_partition, r._kafka_offset) for r in rows}}))
+        row = spark.sql(
+            "SELECT count(*), count(DISTINCT id), min(id), max(id),"
+            " count(DISTINCT _kafka_partition, _kafka_offset) FROM {table}"
+        ).first()
+        print("ROWS", tuple(row))
         """,
     )
-    assert f"IDS {list(range(30))}" in read, read  # none lost, none twice
-    assert "OFFSETS 30" in read, read
+    # Exactly the ids produced, each once, from as many distinct Kafka offsets: none lost, none twice.
+    assert f"ROWS {(total, total, 0, total - 1, total)}" in read, read
     audited = submit(cluster, harness, tmp_path, command="audit")
     assert audited.returncode == 0, audited.stdout[-3000:] + audited.stderr[-3000:]
     assert "clean" in audited.stdout, audited.stdout
