@@ -18,7 +18,10 @@ everything). Prints a Markdown table per scenario, with the ratios the targets a
   holding the very same records (`--multitype-records` each), first run and next run;
 - formats: the same topics loaded as Iceberg tables beside Hive ORC tables, as `loader run` processes:
   one topic of `--records` records, and `--format-topics` topics x `--records-per-topic` (first run:
-  tables created; next run).
+  tables created; next run);
+- cluster: one topic of `--records` records loaded by a `loader run` process in `local[2]` and, right
+  after, submitted with spark-submit to `scripts/cluster` (Spark standalone, two workers of one core,
+  the warehouse on HDFS, the metastore on PostgreSQL) as docs/loader.md shows it.
 
 `--code-dir` measures another checkout's loader (e.g. the code before a change) with the same script,
 broker and registry, for before/after rows from one machine.
@@ -61,9 +64,10 @@ from loader_services import (
     produce,
     register_versions,
     registry_server,
+    spark_cluster,
 )
 
-SCENARIOS = ("big", "keys", "many", "curve", "backlog", "multitype", "formats")
+SCENARIOS = ("big", "keys", "many", "curve", "backlog", "multitype", "formats", "cluster")
 
 
 @dataclass
@@ -138,6 +142,41 @@ class Bench:
         if loaded != expected:
             sys.exit(f"loader run loaded {loaded} records, not {expected}")
         return seconds, len(runs), peak()
+
+    def submit_to_cluster(self, cluster: dict[str, str], database: str, include: str, expected: int) -> float:
+        """`loader run` submitted to a standalone cluster as docs/loader.md ("On a cluster") shows it, from
+        a scratch directory (Spark 4.0's driver leaves `artifacts/` where it starts): its seconds."""
+        from loader.spark_session import connector_jars
+
+        connectors = connector_jars()
+        report = self.workdir / f"report-{database}.json"
+        command = [
+            str(Path(sys.executable).parent / "spark-submit"),
+            "--master", cluster["CLUSTER_SPARK_MASTER"], "--deploy-mode", "client",
+            "--jars", ",".join(connectors),
+            "--conf", "spark.driver.host=127.0.0.1", "--conf", "spark.driver.bindAddress=127.0.0.1",
+            "--conf", "spark.executor.memory=1g",
+            "--conf", f"spark.hadoop.hive.metastore.uris={cluster['CLUSTER_METASTORE']}",
+            "--conf", f"spark.sql.warehouse.dir={cluster['CLUSTER_WAREHOUSE']}",
+            str(self.code_dir / "loader" / "cli.py"), "run",
+            "--bootstrap-servers", self.bootstrap, "--registry-url", self.registry_url,
+            "--warehouse", cluster["CLUSTER_WAREHOUSE"], "--metastore-uri", cluster["CLUSTER_METASTORE"],
+            "--database", database, "--include-topics", include, "--report-json", str(report),
+        ]  # fmt: skip
+        env = {**os.environ, "PYTHONPATH": str(self.code_dir), "PYSPARK_PYTHON": sys.executable}
+        scratch = Path(tempfile.mkdtemp(dir=self.workdir))
+        started = time.perf_counter()
+        done = subprocess.run(
+            command, env=env, cwd=scratch, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
+        seconds = time.perf_counter() - started
+        if done.returncode != 0:
+            error = done.stderr.decode()[-3000:]
+            sys.exit(f"the submitted loader run failed (exit {done.returncode}):\n{error}")
+        loaded = sum(t["records"] for t in json.loads(report.read_text())["topics"])
+        if loaded != expected:
+            sys.exit(f"the submitted loader run loaded {loaded} records, not {expected}")
+        return seconds
 
     def add(self, table: str, row: Row) -> None:
         self.tables.setdefault(table, []).append(row)
@@ -407,6 +446,24 @@ def formats(bench: Bench, records: int, partitions: int, topics: int, per_topic:
             )
 
 
+def cluster(bench: Bench, records: int, partitions: int, rounds: int = 2) -> None:
+    """The same topic loaded in `local[2]` and on the two-worker cluster, in turns (`rounds` times, each
+    into databases of its own, the cluster's idle daemons up for both): the same two cores of this machine
+    either way, so the difference is what the cluster adds (executors in other JVMs, HDFS, the PostgreSQL
+    metastore, spark-submit), not more hardware."""
+    topic = "cluster_page_view"
+    ids = setup_topics(bench, [topic], partitions, False)[topic]
+    produce(bench.bootstrap, topic, encoded_events(ids, 5_000), records)
+    with spark_cluster() as addresses:
+        for round_ in range(1, rounds + 1):
+            local = f"round {round_}: `loader run` process, local[2], local warehouse, Derby metastore"
+            seconds, _, peak = bench.run_process(f"cluster_local_{round_}", topic, records)
+            bench.add("cluster", Row(local, records, seconds, "", f"driver peak {peak / 1024:.0f} MiB"))
+            seconds = bench.submit_to_cluster(addresses, f"cluster_submitted_{round_}", topic, records)
+            submitted = f"round {round_}: spark-submit to Spark standalone (2 workers x 1 core), HDFS"
+            bench.add("cluster", Row(submitted, records, seconds, local))
+
+
 def encoded_latest(schema_ids: list[int], count: int, seed: int = 13) -> list[bytes]:
     """Values of the latest version, their schema ids taken in turn from `schema_ids`: the bodies are the
     same whether the ids are one type's or several types' of the same fields."""
@@ -506,6 +563,8 @@ def main() -> None:
                         backlog(bench, args.backlog, args.partitions, *args.backlog_args.split())
                     elif scenario == "multitype":
                         multitype(bench, args.multitype_records, args.partitions)
+                    elif scenario == "cluster":
+                        cluster(bench, args.records, args.partitions)
                     elif scenario == "formats":
                         formats(
                             bench, args.records, args.partitions, args.format_topics, args.records_per_topic

@@ -7,10 +7,12 @@ import io
 import json
 import os
 import random
+import shutil
 import socket
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -97,6 +99,26 @@ def kafka_broker(workdir: Path) -> Iterator[str]:
         yield started.stdout.strip().splitlines()[-1]
     finally:
         subprocess.run([script, "stop"], env=env, capture_output=True)
+
+
+@contextmanager
+def spark_cluster() -> Iterator[dict[str, str]]:
+    """`scripts/cluster` (HDFS, Spark standalone with two workers, the metastore on PostgreSQL) in a data
+    directory of its own, made with mode 755 so that PostgreSQL's system user reaches it under root; yields
+    the addresses it printed (cluster.env's names)."""
+    data_dir = Path(tempfile.mkdtemp(prefix="loader-bench-cluster-"))
+    data_dir.chmod(0o755)
+    # Each worker offers the executor memory the local run's driver has (1g), and one core.
+    env = dict(os.environ, CLUSTER_DATA_DIR=str(data_dir), CLUSTER_WORKER_MEMORY="1536m")
+    script = str(REPO_ROOT / "scripts" / "cluster")
+    try:
+        started = subprocess.run([script, "start"], env=env, capture_output=True, text=True)
+        if started.returncode != 0:
+            sys.exit(f"scripts/cluster start failed:\n{started.stdout}\n{started.stderr}")
+        yield dict(line.split("=", 1) for line in started.stdout.splitlines() if line.startswith("CLUSTER_"))
+    finally:
+        subprocess.run([script, "stop"], env=env, capture_output=True)
+        shutil.rmtree(data_dir, ignore_errors=True)
 
 
 def http(url: str, body: dict[str, Any] | None = None) -> Any:
