@@ -31,6 +31,7 @@ from loader.reading.decoding import (
     framed_schema_ids,
     good_rows,
     of_schema_ids,
+    rows_to_write,
     user_fields,
     with_reasons_by_id,
 )
@@ -236,20 +237,20 @@ def _write(
         else:
             source = read.frame if i == 0 else read_ranges(spark, settings, work.ranges)
         decoded = decode(target.rows_of(source), target.schemas, work.keys)
-        good = good_rows(decoded, skip_tombstones)
+        row_schema = good_rows(decoded, skip_tombstones).schema
         clash = sorted(set(METADATA_COLUMNS) & set(user_fields(decoded)))
         if clash:
             raise ValueError(
                 f"field(s) {', '.join(clash)} clash with the loader's metadata columns; rename them"
             )
         with run.tables.lock:
-            table_schema, shape = fit_unions(run.tables.data_schema(target.table), good.schema)
+            table_schema, shape = fit_unions(run.tables.data_schema(target.table), row_schema)
             latest = target.schemas.latest_schema
             data_schema = with_column_metadata(
                 table_schema, column_comments(latest), {**existence_defaults(latest), **METADATA_DEFAULTS}
             )
             state = run.tables.ensure(target.table, data_schema, avro_schema=latest)
-        ready.append((target, good, shape, state))
+        ready.append((target, decoded, shape, state))
     _describe_tables(report, [(t.table, state) for t, _, _, state in ready], multi=targets[0].ids is not None)
     crash_point("after_table_ready")
     if read is None:
@@ -257,18 +258,11 @@ def _write(
         return [], []
     staged, report.tables = [], {}
     offsets = {r.partition: r.end for r in work.ranges}
-    for target, good, shape, state in ready:
+    for target, decoded, shape, state in ready:
         written = Observation(f"loader_written_{uuid.uuid4().hex}")  # unique: topics run side by side
         held = run.tables.held_offsets(target.table, work.topic, work.topic_id)
-        if held:
-            is_held = already_held(held, "_kafka_partition", "_kafka_offset")
-            rows = good.observe(
-                written,
-                F.count(F.lit(1)).alias("rows"),
-                F.sum(F.when(is_held, 1).otherwise(0)).alias("held"),
-            ).where(~is_held)
-        else:
-            rows = good.observe(written, F.count(F.lit(1)).alias("rows"))
+        is_held = already_held(held, "partition", "offset") if held else F.lit(False)
+        rows = rows_to_write(decoded, written, skip_tombstones, is_held)
         if shape is not None:
             rows = reshape(rows, shape)
         qualified = f"{settings.database}.{target.table}"

@@ -21,14 +21,16 @@ from __future__ import annotations
 import json
 from collections.abc import Collection
 from dataclasses import dataclass
+from typing import Literal
 
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import Column, DataFrame, Observation
 from pyspark.sql import functions as F
 from pyspark.sql.avro.functions import from_avro
 
 from loader.reading.registry_client import SubjectSchemas
 
 DECODED_FLAG = "__loader_decoded"
+KEY_DECODED = "__loader_key_decoded"  # the decoded key, before its verdict is known
 HEADER_BYTES = 5
 
 # Kafka metadata kept with every row, after the value's fields; user fields may not use these names.
@@ -83,7 +85,16 @@ class FramedAvro:
     schema_id: Column  # the header's schema id; NULL when the bytes are not framed
     known: Column  # framed, and the id is a version of the subject
     decoded: Column  # projected onto the latest schema (flag included); NULL unless known
-    failed: Column  # known id, but the body does not decode
+    failure: Literal["flag", "null", "never"]  # how a failed decode shows in `decoded`
+
+    def failed(self, decoded: Column) -> Column:
+        """A known id whose body does not decode, read off `decoded`: the column a projection below
+        computed from `self.decoded`, so that each body is decoded once, not again for its verdict."""
+        if self.failure == "flag":
+            return self.known & decoded.getField(DECODED_FLAG).isNull()
+        if self.failure == "null":
+            return self.known & decoded.isNull()
+        return F.lit(False)
 
 
 def read_framed(column: str, schemas: SubjectSchemas) -> FramedAvro:
@@ -108,31 +119,35 @@ def read_framed(column: str, schemas: SubjectSchemas) -> FramedAvro:
     assert decoded is not None, "a subject always has its latest schema"
     schema_id = F.when(_framed(column), raw_id)
     known = F.coalesce(schema_id.isin(sorted(schemas.writer_schemas)), F.lit(False))
-    decoded = F.when(known, decoded)
-    if flagged:
-        failed = known & decoded.getField(DECODED_FLAG).isNull()
-    elif _admits_null(schemas.latest_schema):
-        failed = F.lit(False)
-    else:
-        failed = known & decoded.isNull()
-    return FramedAvro(schema_id, known, decoded, failed)
+    failure = "flag" if flagged else "never" if _admits_null(schemas.latest_schema) else "null"
+    return FramedAvro(schema_id, known, F.when(known, decoded), failure)
 
 
 def decode(raw: DataFrame, values: SubjectSchemas, keys: SubjectSchemas | None = None) -> DataFrame:
     """Kafka rows -> the same with `schema_id`, the projected `event` struct (NULL for a tombstone or an
     undecodable value), the key as `key_string` (and `key_avro` with a key subject), and `bad_reason`
-    (NULL for a good record)."""
+    (NULL for a good record).
+
+    Two projections: the first decodes, the second judges from the decoded columns. Spark does not merge
+    them (the decoded struct is used twice and is not cheap), so each body is decoded once. A filter
+    on `bad_reason` is still pushed below both and would decode every body again: whoever filters on it
+    puts a barrier between (see `loader.topic_pass`, which observes the rows it writes there)."""
     value = read_framed("value", values)
-    columns = {"schema_id": value.schema_id, "event": value.decoded}
+    decoding = {"schema_id": value.schema_id, "event": value.decoded}
+    if keys is not None:
+        key = read_framed("key", keys)
+        decoding[KEY_DECODED] = key.decoded
+    stage = raw.withColumns(decoding)
+    columns: dict[str, Column] = {}
     key_is_avro = F.lit(False)
     key_failed: Column = F.lit(False)
     if keys is not None:
-        key = read_framed("key", keys)
-        key_is_avro, key_failed = key.known, key.failed
-        decoded_key = (
-            key.decoded.dropFields(DECODED_FLAG) if reader_schema(keys.latest_schema)[1] else key.decoded
-        )
-        columns["key_avro"] = F.when(~key.failed, decoded_key)
+        key_is_avro, key_failed = key.known, key.failed(F.col(KEY_DECODED))
+        decoded_key = F.col(KEY_DECODED)
+        if key.failure == "flag":
+            decoded_key = decoded_key.dropFields(DECODED_FLAG)
+        columns["key_avro"] = F.when(~key_failed, decoded_key)
+    value_failed = value.failed(F.col("event"))
     # A text key (a user id, an order number): readable as a string. Framed Avro and bytes that are not
     # UTF-8 stay in `_kafka_key` only.
     as_text = F.col("key").cast("string")
@@ -159,7 +174,7 @@ def decode(raw: DataFrame, values: SubjectSchemas, keys: SubjectSchemas | None =
             ),
         )
         .when(
-            value.failed,
+            value_failed,
             F.concat(F.lit("body does not decode with writer schema id "), value.schema_id.cast("string")),
         )
     )
@@ -172,7 +187,8 @@ def decode(raw: DataFrame, values: SubjectSchemas, keys: SubjectSchemas | None =
                 F.lit(f" of subject {keys.subject}"),
             ),
         )
-    return raw.withColumns({**columns, "bad_reason": reason})  # one projection: the plan is analysed once
+    judged = stage.withColumns({**columns, "bad_reason": reason})
+    return judged.drop(KEY_DECODED) if keys is not None else judged
 
 
 def user_fields(decoded: DataFrame) -> list[str]:
@@ -181,12 +197,15 @@ def user_fields(decoded: DataFrame) -> list[str]:
     return [f.name for f in event_type.fields if f.name != DECODED_FLAG]  # type: ignore[attr-defined]
 
 
-def good_rows(decoded: DataFrame, skip_tombstones: bool = False) -> DataFrame:
-    """The table's rows: the event's fields, then the Kafka metadata columns (tombstones left out when
-    they are to be skipped)."""
+def is_good(skip_tombstones: bool = False) -> Column:
+    """A row of the table (tombstones left out when they are to be skipped)."""
+    return F.col("bad_reason").isNull() & (F.col("value").isNotNull() if skip_tombstones else F.lit(True))
+
+
+def table_columns(decoded: DataFrame) -> list[Column]:
+    """The table's columns: the event's fields, then the Kafka metadata columns."""
     key_avro = [F.col("key_avro").alias("_kafka_key_avro")] if "key_avro" in decoded.columns else []
-    good = F.col("bad_reason").isNull() & (F.col("value").isNotNull() if skip_tombstones else F.lit(True))
-    return decoded.where(good).select(
+    return [
         *[F.col("event").getField(name).alias(name) for name in user_fields(decoded)],
         F.col("partition").alias("_kafka_partition"),
         F.col("offset").alias("_kafka_offset"),
@@ -198,7 +217,26 @@ def good_rows(decoded: DataFrame, skip_tombstones: bool = False) -> DataFrame:
         # Spark's Kafka source gives NULL for a record without headers: an empty list reads better.
         F.coalesce("headers", F.array().cast(HEADERS_TYPE)).alias("_kafka_headers"),
         F.col("value").isNull().alias("_kafka_deleted"),
+    ]
+
+
+def good_rows(decoded: DataFrame, skip_tombstones: bool = False) -> DataFrame:
+    """The table's rows. The filter decodes each row again unless a barrier stands between it and
+    `decode` (see there): fine for a schema or a small read, not for a topic's write."""
+    return decoded.where(is_good(skip_tombstones)).select(*table_columns(decoded))
+
+
+def rows_to_write(
+    decoded: DataFrame, counter: Observation, skip_tombstones: bool, is_held: Column
+) -> DataFrame:
+    """The table's rows that it does not hold already, counted on the way in `counter` (`rows`: the
+    good rows, `held`: those among them the table holds). Counted before the filter, which is then not
+    pushed into the decoding: every record is decoded once (see `decode`)."""
+    good = is_good(skip_tombstones)
+    counted = decoded.observe(
+        counter, F.count_if(good).alias("rows"), F.count_if(good & is_held).alias("held")
     )
+    return counted.where(good & ~is_held).select(*table_columns(decoded))
 
 
 def bad_rows(decoded: DataFrame) -> DataFrame:

@@ -1,0 +1,72 @@
+"""Decoding as a pass writes it, on Kafka-shaped rows made here: each record's body is decoded once (the
+filter that leaves out bad records must not decode it again), and the rows and counts are right."""
+
+from __future__ import annotations
+
+import io
+import json
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+import fastavro
+import pytest
+from pyspark.sql import Observation, SparkSession
+from pyspark.sql import functions as F
+
+from loader.reading.decoding import KAFKA_COLUMNS, decode, rows_to_write
+from loader.reading.registry_client import SubjectSchemas
+from tests.loader.harness import record_schema
+
+pytestmark = pytest.mark.integration
+
+V1 = record_schema("Reading", [{"name": "n", "type": "long"}])
+V2 = record_schema(
+    "Reading", [{"name": "n", "type": "long"}, {"name": "unit", "type": "string", "default": "C"}]
+)
+KEY = record_schema("ReadingKey", [{"name": "sensor", "type": "string"}])
+VALUES = SubjectSchemas("readings-value", 2, json.dumps(V2), {1: json.dumps(V1), 2: json.dumps(V2)})
+KEYS = SubjectSchemas("readings-key", 3, json.dumps(KEY), {3: json.dumps(KEY)})
+
+
+def framed(schema_id: int, schema: dict[str, Any], record: dict[str, Any]) -> bytes:
+    body = io.BytesIO()
+    fastavro.schemaless_writer(body, fastavro.parse_schema(schema), record)
+    return b"\x00" + schema_id.to_bytes(4, "big") + body.getvalue()
+
+
+def kafka_rows(spark: SparkSession, values: list[bytes | None], key: bytes | None = None) -> Any:
+    at = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
+    rows = [("readings", 0, offset, at, key, value, None) for offset, value in enumerate(values)]
+    return spark.createDataFrame(rows, KAFKA_COLUMNS)
+
+
+def from_avro_calls(frame: Any) -> int:
+    """How many Avro decodings the executed plan holds (each is one `from_avro` of one writer schema)."""
+    return str(frame._jdf.queryExecution().executedPlan().toString()).count("from_avro(")
+
+
+@pytest.mark.parametrize("keys", [None, KEYS], ids=["value only", "with a key subject"])
+def test_each_record_is_decoded_once_and_bad_records_are_left_out_and_counted(
+    spark: SparkSession, keys: SubjectSchemas | None
+) -> None:
+    values = [
+        framed(1, V1, {"n": 1}),
+        framed(2, V2, {"n": 2, "unit": "F"}),
+        framed(7, V1, {"n": 3}),  # an id that is no version of the subject
+        b"\x00\x00\x00\x00\x02\xff",  # a known id whose body does not decode
+        framed(2, V2, {"n": 4, "unit": "K"}),
+    ]
+    key = framed(3, KEY, {"sensor": "s-1"}) if keys is not None else None
+    counter = Observation(f"test_{uuid.uuid4().hex}")
+    held = (F.col("partition") == 0) & (F.col("offset") < 1)  # the table holds offset 0 already
+    rows = rows_to_write(decode(kafka_rows(spark, values, key), VALUES, keys), counter, False, held)
+
+    writer_schemas = len(VALUES.writer_schemas) + (len(keys.writer_schemas) if keys else 0)
+    assert from_avro_calls(rows) == writer_schemas
+    collected = rows.collect()
+    got = sorted((r["_kafka_offset"], r["n"], r["unit"]) for r in collected)
+    assert got == [(1, 2, "F"), (4, 4, "K")]
+    assert (counter.get["rows"], counter.get["held"]) == (3, 1)
+    if keys is not None:
+        assert {r["_kafka_key_avro"]["sensor"] for r in collected} == {"s-1"}
