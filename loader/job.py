@@ -54,7 +54,6 @@ from loader.spark_session import (
     forget_cached_tables,
     iceberg_conf,
     iceberg_jars,
-    interpreted_session,
 )
 from loader.topic_pass import QUARANTINE_TABLE, RunContext, TopicWork, load_topic
 from loader.warehouse_layout import WarehouseMismatch, claim_database, raise_misplaced_tables
@@ -321,7 +320,6 @@ def _load(
         lookup,
         claims,
         registry_lock=registry_lock,
-        interpreted=interpreted_session(spark) if tables.takes_rows_of_any_session else None,
     )
     staged = _run_passes(context, work, reports, console)
     report.topics = [reports[t] for t in sorted(reports)]

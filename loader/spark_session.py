@@ -246,16 +246,6 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
         return builder.enableHiveSupport().getOrCreate()
 
 
-def interpreted_session(spark: SparkSession) -> SparkSession:
-    """A session of the same application (same catalog, tables and settings) whose queries run without
-    whole-stage code generation, for small topics' passes. Each topic's query is its own (the decoding of
-    its own schemas), so a fresh `loader run` process compiles it anew: about 0.1 s of Janino per topic,
-    more than a few thousand records take to run interpreted (see benchmarks/README.md)."""
-    clone = SparkSession(spark.sparkContext, spark._jsparkSession.cloneSession())
-    clone.conf.set("spark.sql.codegen.wholeStage", "false")
-    return clone
-
-
 def forget_cached_tables(spark: SparkSession) -> None:
     """Drops what this session remembers of every table (relations, file listings): one call after a
     commit instead of a metastore round trip per table."""

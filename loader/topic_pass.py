@@ -49,10 +49,6 @@ QUARANTINE_TABLE = "loader_quarantine"
 # At most this many distinct foreign schema ids per topic and run are looked up in the registry to say
 # whose they are; a flood of garbage ids keeps the generic reason beyond it.
 MAX_ID_LOOKUPS = 50
-# A pass of at most this many records runs interpreted (see `loader.spark_session.interpreted_session`):
-# at 200,000 records interpreted and compiled queries take the same time, at 1,000,000 compiled ones
-# are about 7% faster, and compiling costs about 0.1 s per topic and process.
-SMALL_PASS_RECORDS = 200_000
 # A topic without a `<topic>-value` subject is looked at for record-named event types in this many of its
 # first new offsets per partition (see `_discover`).
 DISCOVERY_OFFSETS = 1000
@@ -95,15 +91,6 @@ class RunContext:
     # Topic -> partition -> offset: how far this run looked into topics without event types (see `_discover`).
     looked_at: dict[str, dict[int, int]] = field(default_factory=dict)
     registry_lock: threading.RLock = field(default_factory=threading.RLock)  # one HTTP session for all
-    interpreted: SparkSession | None = None  # the session for small passes (`session_for`)
-
-    def session_for(self, records: int) -> SparkSession:
-        """The session a pass that reads `records` records builds its queries on."""
-        return pass_session(self.spark, self.interpreted, records)
-
-
-def pass_session(spark: SparkSession, interpreted: SparkSession | None, records: int) -> SparkSession:
-    return interpreted if interpreted is not None and records <= SMALL_PASS_RECORDS else spark
 
 
 def load_topic(run: RunContext, work: TopicWork, report: TopicReport) -> list[StagedTable]:
@@ -178,8 +165,7 @@ def _discover(run: RunContext, work: TopicWork) -> dict[str, str]:
     sample = [r for r in sample if r.span]
     if not sample:
         return {}
-    spark = run.session_for(sum(r.span for r in sample))
-    ids = framed_schema_ids(read_ranges(spark, run.settings, sample), (), MAX_ID_LOOKUPS)
+    ids = framed_schema_ids(read_ranges(run.spark, run.settings, sample), (), MAX_ID_LOOKUPS)
     found = event_types(run.lookup.placement(work.topic, i) for i in ids)
     if not found:
         run.looked_at[work.topic] = {**work.looked_at, **{r.partition: r.end for r in sample}}
@@ -241,7 +227,7 @@ def _write(
 ) -> tuple[list[StagedTable | None], list[int]]:
     """Stages each target's rows, one Spark job each (the first counts what was read); returns the
     staged tables and, when records were left over, the framed schema ids no target holds."""
-    settings, spark = run.settings, run.session_for(work.span)
+    settings, spark = run.settings, run.spark
     read = CountedRead(read_ranges(spark, settings, work.ranges)) if work.span else None
     skip_tombstones = work.skip_tombstones or not any(t.tombstones for t in targets)
     ready = []
@@ -334,7 +320,7 @@ def _stage_quarantine(
     """Bad records are rare: the topic's ranges are read and decoded again rather than every topic's rows
     kept for them."""
     settings = run.settings
-    raw = read_ranges(run.session_for(work.span), settings, work.ranges)
+    raw = read_ranges(run.spark, settings, work.ranges)
     if targets[0].ids is None:  # a topic of one type, as always
         values = targets[0].schemas
         with run.registry_lock:  # one registry look-up per distinct foreign id, on the driver

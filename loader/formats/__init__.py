@@ -42,9 +42,6 @@ class TableFormat(Protocol):
     commits_itself: bool
     # Held while a pass reads a table's schema and makes sure of it (table DDL goes one table at a time).
     lock: threading.Lock
-    # True when rows built on another session of the application may be appended: small topics' passes
-    # then run on an interpreted one (`loader.spark_session.interpreted_session`).
-    takes_rows_of_any_session: bool
 
     def data_schema(self, table: str, timestamp_column: str = "_kafka_timestamp") -> StructType | None:
         """The table's data columns, or None when it does not exist."""

@@ -65,9 +65,6 @@ class IcebergFormat:
     database: str
     granularity: Granularity
     commits_itself: bool = True
-    # No: each session's catalog caches Iceberg tables of its own, and a commit through one leaves the
-    # other's copy behind, so that its next schema change fails against stale metadata.
-    takes_rows_of_any_session: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
     # Appends to one table go one at a time (the quarantine's, from several topics' passes).
     _append_locks: dict[str, threading.Lock] = field(default_factory=dict)

@@ -14,8 +14,6 @@ from pyspark.sql import SparkSession
 from loader import job
 from loader.operations.audit import audit
 from loader.reading import topic_read
-from loader.spark_session import interpreted_session
-from loader.topic_pass import SMALL_PASS_RECORDS, pass_session
 from tests.loader.harness import Harness, record_schema
 
 pytestmark = pytest.mark.integration
@@ -115,20 +113,3 @@ def test_counts_stay_exact_when_a_run_spans_more_windows_than_the_histogram_hold
     assert sorted(report.windows.values()) == [2] * 6
     windows = [w for w in audit(harness.settings(), spark, "loader_quarantine").windows if w.topic == topic]
     assert [(w.kafka, w.table_rows, w.ok) for w in windows] == [(2, 2, True)] * 6
-
-
-def test_small_passes_run_interpreted_on_the_same_tables_and_big_ones_compiled(spark: SparkSession) -> None:
-    interpreted = interpreted_session(spark)
-    spark.sql("CREATE TABLE IF NOT EXISTS default.interpreted_probe (n INT) USING orc")
-    spark.sql("INSERT INTO default.interpreted_probe VALUES (1), (2)")
-
-    def plan(session: SparkSession) -> str:
-        frame = session.table("default.interpreted_probe").where("n > 1")
-        assert [r["n"] for r in frame.collect()] == [2]  # the same table, seen from either session
-        return str(frame._jdf.queryExecution().executedPlan().toString())
-
-    assert "*(" not in plan(interpreted)  # no whole-stage code generation
-    assert "*(" in plan(spark)  # the run's own session is left as it was
-    assert pass_session(spark, interpreted, SMALL_PASS_RECORDS) is interpreted
-    assert pass_session(spark, interpreted, SMALL_PASS_RECORDS + 1) is spark
-    assert pass_session(spark, None, 10) is spark

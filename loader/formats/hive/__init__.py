@@ -24,7 +24,6 @@ class HiveFormat:
     granularity: Granularity
     run_id: str
     commits_itself: bool = False
-    takes_rows_of_any_session: bool = True  # rows are written to a staging path, no catalog involved
 
     @property
     def lock(self):  # type: ignore[no-untyped-def]
