@@ -130,8 +130,8 @@ def decode(raw: DataFrame, values: SubjectSchemas, keys: SubjectSchemas | None =
 
     Two projections: the first decodes, the second judges from the decoded columns. Spark does not merge
     them (the decoded struct is used twice and is not cheap), so each body is decoded once. A filter
-    on `bad_reason` is still pushed below both and would decode every body again: whoever filters on it
-    puts a barrier between (see `loader.topic_pass`, which observes the rows it writes there)."""
+    on `bad_reason` is still pushed below both and would decode every body again: a topic's write
+    filters through `rows_to_write`, which puts a barrier between."""
     value = read_framed("value", values)
     decoding = {"schema_id": value.schema_id, "event": value.decoded}
     if keys is not None:
