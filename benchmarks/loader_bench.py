@@ -21,10 +21,15 @@ everything). Prints a Markdown table per scenario, with the ratios the targets a
   tables created; next run);
 - cluster: one topic of `--records` records loaded by a `loader run` process in `local[2]` and, right
   after, submitted with spark-submit to `scripts/cluster` (Spark standalone, two workers of one core,
-  the warehouse on HDFS, the metastore on PostgreSQL) as docs/loader.md shows it.
+  the warehouse on HDFS, the metastore on PostgreSQL) as docs/loader.md shows it;
+- paired: `--paired-topics` topics x `--records-per-topic` loaded by this checkout's `loader run` and by
+  `--against`'s, as processes in turn on the same new records: a first run each, then `--rounds` next
+  runs, which of the two goes first alternating from round to round.
 
 `--code-dir` measures another checkout's loader (e.g. the code before a change) with the same script,
-broker and registry, for before/after rows from one machine.
+broker and registry, for before/after rows from one machine. `paired` puts the two side by side in one
+run, so that a shared machine's drift falls on both alike: the ratios of its rounds are what a change's
+before and after are judged by.
 """
 
 from __future__ import annotations
@@ -67,7 +72,7 @@ from loader_services import (
     spark_cluster,
 )
 
-SCENARIOS = ("big", "keys", "many", "curve", "backlog", "multitype", "formats", "cluster")
+SCENARIOS = ("big", "keys", "many", "curve", "backlog", "multitype", "formats", "cluster", "paired")
 
 
 @dataclass
@@ -118,15 +123,18 @@ class Bench:
             )
         return report.seconds
 
-    def run_process(self, database: str, include: str, expected: int, *args: str) -> tuple[float, int, int]:
-        """`loader run` as cron starts it: (seconds, runs committed, peak resident KiB of the driver JVM)."""
+    def run_process(
+        self, database: str, include: str, expected: int, *args: str, code_dir: Path | None = None
+    ) -> tuple[float, int, int]:
+        """`loader run` as cron starts it: (seconds, runs committed, peak resident KiB of the driver JVM).
+        `code_dir`: another checkout's loader than the one measured."""
         report = self.workdir / f"report-{database}.json"
         command = [
             sys.executable, "-m", "loader.cli", "run", "--bootstrap-servers", self.bootstrap,
             "--registry-url", self.registry_url, "--warehouse", str(self.workdir / "warehouse-cli"),
             "--database", database, "--include-topics", include, "--report-json", str(report), *args,
         ]  # fmt: skip
-        env = {**os.environ, "PYTHONPATH": str(self.code_dir)}
+        env = {**os.environ, "PYTHONPATH": str(code_dir or self.code_dir)}
         started = time.perf_counter()
         process = subprocess.Popen(
             command, env=env, cwd=self.workdir, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
@@ -464,6 +472,32 @@ def cluster(bench: Bench, records: int, partitions: int, rounds: int = 2) -> Non
             bench.add("cluster", Row(submitted, records, seconds, local))
 
 
+def paired(bench: Bench, other: Path, topics: int, per_topic: int, rounds: int) -> None:
+    """This checkout's `loader run` against another's, each into a database of its own, both reading the
+    same new records in every round."""
+    small = setup_topics(bench, [f"paired_{i:04d}" for i in range(topics)], 1, True)
+    include, expected = "paired_\\d{4}", topics * per_topic
+    checkouts = {"other checkout": other, "this checkout": bench.code_dir}
+    for round_ in range(rounds + 1):
+        produce_to(bench, small, per_topic, True, round_ + 1)
+        label = f"{topics} x {per_topic}, " + (
+            "first run (tables created)" if round_ == 0 else f"next run {round_}"
+        )
+        seconds = {}
+        for name in sorted(checkouts, reverse=bool(round_ % 2)):
+            database = "paired_" + name.split()[0]
+            seconds[name], _, _ = bench.run_process(database, include, expected, code_dir=checkouts[name])
+        bench.add(
+            "paired, `loader run` processes",
+            Row(f"{label}: other checkout", expected, seconds["other checkout"]),
+        )
+        against = f"{label}: other checkout"
+        bench.add(
+            "paired, `loader run` processes",
+            Row(f"{label}: this checkout", expected, seconds["this checkout"], against),
+        )
+
+
 def encoded_latest(schema_ids: list[int], count: int, seed: int = 13) -> list[bytes]:
     """Values of the latest version, their schema ids taken in turn from `schema_ids`: the bodies are the
     same whether the ids are one type's or several types' of the same fields."""
@@ -526,11 +560,16 @@ def main() -> None:
     parser.add_argument(
         "--multitype-records", type=int, default=200_000, help="records of each multitype topic"
     )
+    parser.add_argument("--against", type=Path, help="the other checkout of the paired scenario")
+    parser.add_argument("--paired-topics", type=int, default=100)
+    parser.add_argument("--rounds", type=int, default=4, help="next runs of the paired scenario")
     args = parser.parse_args()
     chosen = [s.strip() for s in args.scenarios.split(",") if s.strip()]
     unknown = sorted(set(chosen) - set(SCENARIOS))
     if unknown:
         parser.error(f"unknown scenario(s): {', '.join(unknown)}")
+    if "paired" in chosen and args.against is None:
+        parser.error("the paired scenario needs --against, the other checkout")
 
     sys.path.insert(0, str(args.code_dir.resolve()))
     loader = argparse.Namespace(
@@ -565,6 +604,14 @@ def main() -> None:
                         multitype(bench, args.multitype_records, args.partitions)
                     elif scenario == "cluster":
                         cluster(bench, args.records, args.partitions)
+                    elif scenario == "paired":
+                        paired(
+                            bench,
+                            args.against.resolve(),
+                            args.paired_topics,
+                            args.records_per_topic,
+                            args.rounds,
+                        )
                     elif scenario == "formats":
                         formats(
                             bench, args.records, args.partitions, args.format_topics, args.records_per_topic
