@@ -216,6 +216,11 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
         # one rename per file at task commit, no `_SUCCESS` marker, instead of two renames per file.
         "spark.hadoop.mapreduce.fileoutputcommitter.algorithm.version": "2",
         "spark.hadoop.mapreduce.fileoutputcommitter.marksuccessfuljobs": "false",
+        # PySpark 4 otherwise records the Python call site of every Column function it is given (a
+        # look-up of the session, a conf read and two more JVM calls each, thousands per topic's query)
+        # for error messages that point into user code; the loader builds the same queries for every
+        # topic, and its errors name the topic.
+        "spark.python.sql.dataFrameDebugging.enabled": "false",
         **REDACTION,
     }
     if master and master.startswith("local"):

@@ -32,6 +32,7 @@ from loader.reading.decoding import (
     good_rows,
     of_schema_ids,
     rows_to_write,
+    table_columns,
     user_fields,
     with_reasons_by_id,
 )
@@ -39,7 +40,7 @@ from loader.reading.event_lookup import SchemaLookup
 from loader.reading.event_types import VALUE_TYPE, Placement, event_table, event_types
 from loader.reading.kafka_access import java_refusal
 from loader.reading.registry_client import RegistryClient, SubjectSchemas, describe_foreign_id
-from loader.reading.topic_read import CountedRead, read_ranges
+from loader.reading.topic_read import CountedRead, observed_metrics, read_ranges
 from loader.report import TopicReport
 from loader.schema.column_defaults import existence_defaults, with_column_metadata
 from loader.schema.table_evolution import TableState, UnrepresentableChange
@@ -237,7 +238,8 @@ def _write(
         else:
             source = read.frame if i == 0 else read_ranges(spark, settings, work.ranges)
         decoded = decode(target.rows_of(source), target.schemas, work.keys)
-        row_schema = good_rows(decoded, skip_tombstones).schema
+        columns = table_columns(decoded)
+        row_schema = good_rows(decoded, skip_tombstones, columns).schema
         clash = sorted(set(METADATA_COLUMNS) & set(user_fields(decoded)))
         if clash:
             raise ValueError(
@@ -250,19 +252,21 @@ def _write(
                 table_schema, column_comments(latest), {**existence_defaults(latest), **METADATA_DEFAULTS}
             )
             state = run.tables.ensure(target.table, data_schema, avro_schema=latest)
-        ready.append((target, decoded, shape, state))
-    _describe_tables(report, [(t.table, state) for t, _, _, state in ready], multi=targets[0].ids is not None)
+        ready.append((target, decoded, columns, shape, state))
+    _describe_tables(
+        report, [(t.table, state) for t, _, _, _, state in ready], multi=targets[0].ids is not None
+    )
     crash_point("after_table_ready")
     if read is None:
         report.status = "up to date"
         return [], []
     staged, report.tables = [], {}
     offsets = {r.partition: r.end for r in work.ranges}
-    for target, decoded, shape, state in ready:
+    for target, decoded, columns, shape, state in ready:
         written = Observation(f"loader_written_{uuid.uuid4().hex}")  # unique: topics run side by side
         held = run.tables.held_offsets(target.table, work.topic, work.topic_id)
         is_held = already_held(held, "partition", "offset") if held else F.lit(False)
-        rows = rows_to_write(decoded, written, skip_tombstones, is_held)
+        rows = rows_to_write(decoded, written, skip_tombstones, is_held, columns)
         if shape is not None:
             rows = reshape(rows, shape)
         qualified = f"{settings.database}.{target.table}"
@@ -276,8 +280,8 @@ def _write(
             _staging_directory(run, target.table),
         )
         staged.append(run.tables.append(append))
-        observed = written.get
-        already = int(observed.get("held") or 0)
+        observed = observed_metrics(written, "rows", "held")
+        already = int(observed["held"] or 0)
         report.already_held += already
         report.tables[qualified] = int(observed["rows"]) - already
     counts = read.counts()

@@ -220,14 +220,21 @@ def table_columns(decoded: DataFrame) -> list[Column]:
     ]
 
 
-def good_rows(decoded: DataFrame, skip_tombstones: bool = False) -> DataFrame:
+def good_rows(
+    decoded: DataFrame, skip_tombstones: bool = False, columns: list[Column] | None = None
+) -> DataFrame:
     """The table's rows. The filter decodes each row again unless a barrier stands between it and
-    `decode` (see there): fine for a schema or a small read, not for a topic's write."""
-    return decoded.where(is_good(skip_tombstones)).select(*table_columns(decoded))
+    `decode` (see there): fine for a schema or a small read, not for a topic's write. `columns`: the
+    `table_columns` of `decoded` when the caller has them already (each costs a few JVM calls)."""
+    return decoded.where(is_good(skip_tombstones)).select(*(columns or table_columns(decoded)))
 
 
 def rows_to_write(
-    decoded: DataFrame, counter: Observation, skip_tombstones: bool, is_held: Column
+    decoded: DataFrame,
+    counter: Observation,
+    skip_tombstones: bool,
+    is_held: Column,
+    columns: list[Column] | None = None,
 ) -> DataFrame:
     """The table's rows that it does not hold already, counted on the way in `counter` (`rows`: the
     good rows, `held`: those among them the table holds). Counted before the filter, which is then not
@@ -236,7 +243,7 @@ def rows_to_write(
     counted = decoded.observe(
         counter, F.count_if(good).alias("rows"), F.count_if(good & is_held).alias("held")
     )
-    return counted.where(good & ~is_held).select(*table_columns(decoded))
+    return counted.where(good & ~is_held).select(*(columns or table_columns(decoded)))
 
 
 def bad_rows(decoded: DataFrame) -> DataFrame:

@@ -1,16 +1,20 @@
 """Decoding as a pass writes it, on Kafka-shaped rows made here: each record's body is decoded once (the
-filter that leaves out bad records must not decode it again), and the rows and counts are right."""
+filter that leaves out bad records must not decode it again), the rows and counts are right, and building
+a topic's query costs few calls into the JVM."""
 
 from __future__ import annotations
 
 import io
 import json
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
 import fastavro
 import pytest
+from py4j.clientserver import ClientServerConnection
 from pyspark.sql import Observation, SparkSession
 from pyspark.sql import functions as F
 
@@ -70,3 +74,40 @@ def test_each_record_is_decoded_once_and_bad_records_are_left_out_and_counted(
     assert (counter.get["rows"], counter.get["held"]) == (3, 1)
     if keys is not None:
         assert {r["_kafka_key_avro"]["sensor"] for r in collected} == {"s-1"}
+
+
+@contextmanager
+def jvm_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """Counts the calls PySpark makes into the JVM inside the block (each a round trip on the gateway)."""
+    count = [0]
+    send = ClientServerConnection.send_command
+
+    def counted(self: ClientServerConnection, command: str, *args: Any, **kwargs: Any) -> Any:
+        count[0] += 1
+        return send(self, command, *args, **kwargs)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(ClientServerConnection, "send_command", counted)
+        yield count
+
+
+def test_a_topic_query_costs_a_few_jvm_calls_per_field(
+    spark: SparkSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PySpark 4 records the Python call site of every Column function unless the session turns it off:
+    46 calls per field instead of 6, and about 2,000 for a one-field topic's query instead of about 400,
+    measured here with it on and off. Most of a small topic's pass went to those calls."""
+
+    def build(fields: int) -> int:
+        schema = record_schema("Wide", [{"name": f"f{i}", "type": "long"} for i in range(fields)])
+        values = SubjectSchemas("wide-value", 1, json.dumps(schema), {1: json.dumps(schema)})
+        raw = kafka_rows(spark, [framed(1, schema, {f"f{i}": i for i in range(fields)})])
+        with jvm_calls(monkeypatch) as calls:
+            rows_to_write(decode(raw, values), Observation(f"test_{uuid.uuid4().hex}"), False, F.lit(False))
+        return calls[0]
+
+    build(1)  # the first query of a session looks classes up once
+    narrow = build(1)
+    per_field = (build(41) - narrow) / 40
+    assert per_field <= 10, per_field
+    assert narrow <= 1_000, narrow
