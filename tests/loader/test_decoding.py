@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import threading
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,6 +15,7 @@ from typing import Any
 
 import fastavro
 import pytest
+from py4j import protocol
 from py4j.clientserver import ClientServerConnection
 from pyspark.sql import Observation, SparkSession
 from pyspark.sql import functions as F
@@ -78,12 +80,17 @@ def test_each_record_is_decoded_once_and_bad_records_are_left_out_and_counted(
 
 @contextmanager
 def jvm_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
-    """Counts the calls PySpark makes into the JVM inside the block (each a round trip on the gateway)."""
+    """Counts the calls this thread makes into the JVM inside the block (each a round trip on the
+    gateway). Not counted: other threads' calls, and the releases of Java objects that Python's garbage
+    collector happens to free meanwhile, whose number depends on what the tests before left behind."""
     count = [0]
     send = ClientServerConnection.send_command
+    release = protocol.MEMORY_COMMAND_NAME + protocol.MEMORY_DEL_SUBCOMMAND_NAME
+    caller = threading.get_ident()
 
     def counted(self: ClientServerConnection, command: str, *args: Any, **kwargs: Any) -> Any:
-        count[0] += 1
+        if threading.get_ident() == caller and not command.startswith(release):
+            count[0] += 1
         return send(self, command, *args, **kwargs)
 
     with monkeypatch.context() as patch:
