@@ -77,7 +77,9 @@ def build_jar(workdir: Path) -> Path:
 class Topics:
     """The small topics, their schemas, and the queries each design builds over them."""
 
-    def __init__(self, spark: SparkSession, settings: LoaderSettings, schemas: dict[str, SubjectSchemas]):
+    def __init__(
+        self, spark: SparkSession, settings: LoaderSettings, schemas: dict[str, SubjectSchemas]
+    ) -> None:
         self.spark, self.settings, self.schemas = spark, settings, schemas
         self.jvm = spark._jvm
         self.gateway = spark.sparkContext._gateway
@@ -183,7 +185,7 @@ def main() -> None:
             registry = RegistryClient(registry_url, 30, None, None)
             schemas = registry.all_subject_schemas({f"{n}-value" for n in names}, registry.snapshot())
             topics = Topics(spark, settings, schemas)
-            grouped = getattr(topics, args.design.replace("-", "_"))
+            grouped = {"one-job": topics.one_job, "one-query": topics.one_query}[args.design]
             groups = [names[k : k + args.group] for k in range(0, len(names), args.group)]
 
             def per_topic(start: int, out: Path) -> None:
