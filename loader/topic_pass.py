@@ -15,6 +15,7 @@ from functools import reduce
 
 from pyspark.sql import Column, DataFrame, Observation, SparkSession
 from pyspark.sql import functions as F
+from pyspark.sql.types import StructType
 
 from loader.config import LoaderSettings
 from loader.fault_injection import crash_point
@@ -44,7 +45,7 @@ from loader.reading.topic_read import CountedRead, observed_metrics, read_ranges
 from loader.report import TopicReport
 from loader.schema.column_defaults import existence_defaults, with_column_metadata
 from loader.schema.table_evolution import TableState, UnrepresentableChange
-from loader.schema.union_columns import fit_unions, reshape
+from loader.schema.union_columns import Shape, fit_unions, reshape
 
 QUARANTINE_TABLE = "loader_quarantine"
 # At most this many distinct foreign schema ids per topic and run are looked up in the registry to say
@@ -75,6 +76,11 @@ class TopicWork:
     def span(self) -> int:
         return sum(r.span for r in self.ranges)
 
+    @property
+    def single_type(self) -> bool:
+        """Every record is the `<topic>-value` subject's (or a bad record): no event types to look for."""
+        return self.values is not None and not self.event_types
+
 
 @dataclass
 class RunContext:
@@ -98,19 +104,21 @@ def load_topic(run: RunContext, work: TopicWork, report: TopicReport) -> list[St
     started = time.monotonic()
     try:
         return _load(run, work, report)
-    except (UnrepresentableChange, ValueError) as exc:
-        report.status = "failed"
-        report.reason = f"{work.topic}: {exc}"
-        return []
     except Exception as exc:  # one topic's failure must not stop the others
-        report.status = "failed"
-        refused = java_refusal(str(exc))  # Spark's Kafka source names a refusal in its stack trace
-        report.reason = f"{work.topic}: " + (
-            refused or f"{type(exc).__name__}: {str(exc).splitlines()[0][:500]}"
-        )
+        mark_failed(report, work.topic, exc)
         return []
     finally:
         report.seconds = round(time.monotonic() - started, 2)
+
+
+def mark_failed(report: TopicReport, topic: str, exc: Exception) -> None:
+    """The topic failed, with a reason that says why in a line."""
+    report.status = "failed"
+    if isinstance(exc, UnrepresentableChange | ValueError):
+        report.reason = f"{topic}: {exc}"
+        return
+    refused = java_refusal(str(exc))  # Spark's Kafka source names a refusal in its stack trace
+    report.reason = f"{topic}: " + (refused or f"{type(exc).__name__}: {str(exc).splitlines()[0][:500]}")
 
 
 @dataclass(frozen=True)
@@ -216,10 +224,11 @@ def _type_schemas(run: RunContext, name: str, subject: str) -> SubjectSchemas:
 
 def _discard(run: RunContext, targets: list[Target]) -> None:
     for target in targets:
-        run.log.store.delete(_staging_directory(run, target.table))
+        run.log.store.delete(staging_directory(run, target.table))
 
 
-def _staging_directory(run: RunContext, table: str) -> str:
+def staging_directory(run: RunContext, table: str) -> str:
+    """Where a table's rows of this run are staged (a table is one topic's, so one pass's)."""
     return f"{run.log.staging_dir(run.run_id)}/{run.settings.database}.{table}"
 
 
@@ -239,21 +248,11 @@ def _write(
             source = read.frame if i == 0 else read_ranges(spark, settings, work.ranges)
         decoded = decode(target.rows_of(source), target.schemas, work.keys)
         columns = table_columns(decoded)
+        require_no_clash(user_fields(decoded))
         row_schema = good_rows(decoded, skip_tombstones, columns).schema
-        clash = sorted(set(METADATA_COLUMNS) & set(user_fields(decoded)))
-        if clash:
-            raise ValueError(
-                f"field(s) {', '.join(clash)} clash with the loader's metadata columns; rename them"
-            )
-        with run.tables.lock:
-            table_schema, shape = fit_unions(run.tables.data_schema(target.table), row_schema)
-            latest = target.schemas.latest_schema
-            data_schema = with_column_metadata(
-                table_schema, column_comments(latest), {**existence_defaults(latest), **METADATA_DEFAULTS}
-            )
-            state = run.tables.ensure(target.table, data_schema, avro_schema=latest)
+        state, shape = ready_table(run, target.table, target.schemas, row_schema)
         ready.append((target, decoded, columns, shape, state))
-    _describe_tables(
+    describe_tables(
         report, [(t.table, state) for t, _, _, _, state in ready], multi=targets[0].ids is not None
     )
     crash_point("after_table_ready")
@@ -277,7 +276,7 @@ def _write(
             work.topic,
             work.topic_id,
             offsets,
-            _staging_directory(run, target.table),
+            staging_directory(run, target.table),
         )
         staged.append(run.tables.append(append))
         observed = observed_metrics(written, "rows", "held")
@@ -302,7 +301,28 @@ def _write(
     return staged, framed_schema_ids(read_ranges(spark, settings, work.ranges), held, MAX_ID_LOOKUPS)
 
 
-def _describe_tables(report: TopicReport, states: list[tuple[str, TableState]], multi: bool) -> None:
+def require_no_clash(fields: list[str]) -> None:
+    clash = sorted(set(METADATA_COLUMNS) & set(fields))
+    if clash:
+        raise ValueError(f"field(s) {', '.join(clash)} clash with the loader's metadata columns; rename them")
+
+
+def ready_table(
+    run: RunContext, table: str, schemas: SubjectSchemas, row_schema: StructType
+) -> tuple[TableState, Shape | None]:
+    """Makes sure the table can hold rows of `row_schema` (the subject's latest schema decoded), with the
+    Avro docs and defaults as the columns' comments and defaults; the shape rows take in it when a union
+    column of the table holds more members than the rows (see `loader.schema.union_columns`)."""
+    with run.tables.lock:
+        table_schema, shape = fit_unions(run.tables.data_schema(table), row_schema)
+        latest = schemas.latest_schema
+        data_schema = with_column_metadata(
+            table_schema, column_comments(latest), {**existence_defaults(latest), **METADATA_DEFAULTS}
+        )
+        return run.tables.ensure(table, data_schema, avro_schema=latest), shape
+
+
+def describe_tables(report: TopicReport, states: list[tuple[str, TableState]], multi: bool) -> None:
     """What happened to the tables: as always for a topic of one type, each named for several."""
     if not multi:
         state = states[0][1]

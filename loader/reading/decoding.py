@@ -123,35 +123,58 @@ def read_framed(column: str, schemas: SubjectSchemas) -> FramedAvro:
     return FramedAvro(schema_id, known, F.when(known, decoded), failure)
 
 
-def decode(raw: DataFrame, values: SubjectSchemas, keys: SubjectSchemas | None = None) -> DataFrame:
-    """Kafka rows -> the same with `schema_id`, the projected `event` struct (NULL for a tombstone or an
-    undecodable value), the key as `key_string` (and `key_avro` with a key subject), and `bad_reason`
-    (NULL for a good record).
+@dataclass(frozen=True)
+class DecodedNames:
+    """The names of the columns `decode` adds: plain in a topic's own query, numbered for each topic of a
+    query over several (see `loader.topic_group_pass`)."""
 
-    Two projections: the first decodes, the second judges from the decoded columns. Spark does not merge
-    them (the decoded struct is used twice and is not cheap), so each body is decoded once. A filter
-    on `bad_reason` is still pushed below both and would decode every body again: a topic's write
-    filters through `rows_to_write`, which puts a barrier between."""
+    event: str = "event"
+    key_decoded: str = KEY_DECODED  # the decoded key, before its verdict is known
+    key_avro: str = "key_avro"
+    key_string: str = "key_string"
+    bad_reason: str = "bad_reason"
+
+    @classmethod
+    def numbered(cls, number: int) -> DecodedNames:
+        plain = cls()
+        return cls(*(f"{name}_{number}" for name in plain.__dict__.values()))
+
+
+@dataclass(frozen=True)
+class Decoding:
+    """The columns of `decode` as two projections of Kafka rows: `decoding` decodes each body once,
+    `judging` reads the verdicts off what the first one decoded. `schema_id` is every topic's alike."""
+
+    schema_id: Column
+    decoding: dict[str, Column]
+    judging: dict[str, Column]
+    names: DecodedNames
+    has_key_schema: bool
+
+
+def decoding_columns(
+    values: SubjectSchemas, keys: SubjectSchemas | None = None, names: DecodedNames = DecodedNames()
+) -> Decoding:
+    """The columns `decode` adds, under `names`."""
     value = read_framed("value", values)
-    decoding = {"schema_id": value.schema_id, "event": value.decoded}
+    decoding = {names.event: value.decoded}
     if keys is not None:
         key = read_framed("key", keys)
-        decoding[KEY_DECODED] = key.decoded
-    stage = raw.withColumns(decoding)
-    columns: dict[str, Column] = {}
+        decoding[names.key_decoded] = key.decoded
+    judging: dict[str, Column] = {}
     key_is_avro = F.lit(False)
     key_failed: Column = F.lit(False)
     if keys is not None:
-        key_is_avro, key_failed = key.known, key.failed(F.col(KEY_DECODED))
-        decoded_key = F.col(KEY_DECODED)
+        key_is_avro, key_failed = key.known, key.failed(F.col(names.key_decoded))
+        decoded_key = F.col(names.key_decoded)
         if key.failure == "flag":
             decoded_key = decoded_key.dropFields(DECODED_FLAG)
-        columns["key_avro"] = F.when(~key_failed, decoded_key)
-    value_failed = value.failed(F.col("event"))
+        judging[names.key_avro] = F.when(~key_failed, decoded_key)
+    value_failed = value.failed(F.col(names.event))
     # A text key (a user id, an order number): readable as a string. Framed Avro and bytes that are not
     # UTF-8 stay in `_kafka_key` only.
     as_text = F.col("key").cast("string")
-    columns["key_string"] = F.when(
+    judging[names.key_string] = F.when(
         F.col("key").isNotNull() & ~_framed("key") & ~key_is_avro & F.is_valid_utf8(as_text), as_text
     )
     reason = (
@@ -187,33 +210,53 @@ def decode(raw: DataFrame, values: SubjectSchemas, keys: SubjectSchemas | None =
                 F.lit(f" of subject {keys.subject}"),
             ),
         )
-    judged = stage.withColumns({**columns, "bad_reason": reason})
+    judging[names.bad_reason] = reason
+    return Decoding(value.schema_id, decoding, judging, names, keys is not None)
+
+
+def decode(raw: DataFrame, values: SubjectSchemas, keys: SubjectSchemas | None = None) -> DataFrame:
+    """Kafka rows -> the same with `schema_id`, the projected `event` struct (NULL for a tombstone or an
+    undecodable value), the key as `key_string` (and `key_avro` with a key subject), and `bad_reason`
+    (NULL for a good record).
+
+    Two projections: the first decodes, the second judges from the decoded columns. Spark does not merge
+    them (the decoded struct is used twice and is not cheap), so each body is decoded once. A filter
+    on `bad_reason` is still pushed below both and would decode every body again: a topic's write
+    filters through `rows_to_write`, which puts a barrier between."""
+    columns = decoding_columns(values, keys)
+    stage = raw.withColumns({"schema_id": columns.schema_id, **columns.decoding})
+    judged = stage.withColumns(columns.judging)
     return judged.drop(KEY_DECODED) if keys is not None else judged
 
 
-def user_fields(decoded: DataFrame) -> list[str]:
+def user_fields(decoded: DataFrame, event: str = "event") -> list[str]:
     """The latest value schema's top-level fields, in order."""
-    event_type = decoded.schema["event"].dataType
+    event_type = decoded.schema[event].dataType
     return [f.name for f in event_type.fields if f.name != DECODED_FLAG]  # type: ignore[attr-defined]
 
 
-def is_good(skip_tombstones: bool = False) -> Column:
+def is_good(skip_tombstones: bool = False, bad_reason: str = "bad_reason") -> Column:
     """A row of the table (tombstones left out when they are to be skipped)."""
-    return F.col("bad_reason").isNull() & (F.col("value").isNotNull() if skip_tombstones else F.lit(True))
+    return F.col(bad_reason).isNull() & (F.col("value").isNotNull() if skip_tombstones else F.lit(True))
 
 
 def table_columns(decoded: DataFrame) -> list[Column]:
     """The table's columns: the event's fields, then the Kafka metadata columns."""
-    key_avro = [F.col("key_avro").alias("_kafka_key_avro")] if "key_avro" in decoded.columns else []
+    return table_columns_of(user_fields(decoded), DecodedNames(), "key_avro" in decoded.columns)
+
+
+def table_columns_of(fields: list[str], names: DecodedNames, key_avro: bool) -> list[Column]:
+    """`table_columns` over the columns `decoding_columns` named `names`, given the event's fields."""
+    avro_key = [F.col(names.key_avro).alias("_kafka_key_avro")] if key_avro else []
     return [
-        *[F.col("event").getField(name).alias(name) for name in user_fields(decoded)],
+        *[F.col(names.event).getField(name).alias(name) for name in fields],
         F.col("partition").alias("_kafka_partition"),
         F.col("offset").alias("_kafka_offset"),
         F.col("timestamp").alias("_kafka_timestamp"),
         F.col("schema_id").alias("_schema_id"),
         F.col("key").alias("_kafka_key"),
-        F.col("key_string").alias("_kafka_key_string"),
-        *key_avro,
+        F.col(names.key_string).alias("_kafka_key_string"),
+        *avro_key,
         # Spark's Kafka source gives NULL for a record without headers: an empty list reads better.
         F.coalesce("headers", F.array().cast(HEADERS_TYPE)).alias("_kafka_headers"),
         F.col("value").isNull().alias("_kafka_deleted"),

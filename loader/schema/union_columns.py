@@ -159,6 +159,11 @@ def reshape(rows: DataFrame, shape: Shape) -> DataFrame:
     return rows.select(*[_picked(F.col(f"`{pick.source}`"), pick) for pick in shape.picks])
 
 
+def reshaped_row(row: Column, shape: Shape) -> Column:
+    """`reshape` of one row held as a struct whose fields are the decoded rows' columns."""
+    return F.struct(*[_picked(row.getField(pick.source), pick) for pick in shape.picks])
+
+
 def _picked(source: Column, pick: Pick) -> Column:
     value = source.getField(pick.member) if pick.member else source
     return _reshaped(value, pick.inner).alias(pick.name)

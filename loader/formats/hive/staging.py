@@ -35,22 +35,41 @@ def stage_rows(
 
     `moved_partitions` says which of the partition directories written have their partition elsewhere
     (see `TableCatalog.moved_partitions`): files of those go to the partition's location."""
-    staging_fs, table_fs = store.file_system(directory), store.file_system(location)
-    if staging_fs != table_fs:
-        # Checked before anything is written: after the commit point a move that cannot happen would
-        # stop every later run at recovery.
-        raise ValueError(
-            f"table {table} is on {table_fs} but the loader's state directory is on {staging_fs}; files "
-            "reach their tables by rename, which needs one file system: set --state-dir on the table's"
-        )
+    require_one_file_system(store, directory, location, table)
     partitioned = rows.withColumns(partition_values(F.col(timestamp_column), granularity))
     # The directory is the run's own: a run's staging is deleted before the next one starts.
     partitioned.write.format("orc").partitionBy(*partition_columns(granularity)).mode("errorifexists").save(
         directory
     )
-    files = store.list_files(directory)
+    return staged_files(
+        store, directory, table, location, store.list_files(directory), run_id, moved_partitions
+    )
+
+
+def require_one_file_system(store: StateStore, directory: str, location: str, table: str) -> None:
+    """Checked before anything is written: after the commit point a move that cannot happen would stop
+    every later run at recovery."""
+    staging_fs, table_fs = store.file_system(directory), store.file_system(location)
+    if staging_fs != table_fs:
+        raise ValueError(
+            f"table {table} is on {table_fs} but the loader's state directory is on {staging_fs}; files "
+            "reach their tables by rename, which needs one file system: set --state-dir on the table's"
+        )
+
+
+def staged_files(
+    store: StateStore,
+    directory: str,
+    table: str,
+    location: str,
+    files: list[str],
+    run_id: str,
+    moved_partitions: Callable[[list[str]], dict[str, str]] = lambda directories: {},
+) -> StagedTable:
+    """The staged table of `files` written under `directory`: each file's final place in the table, and
+    the partitions the table does not have yet."""
     directories = sorted({posixpath.dirname(relative_to(f, directory)) for f in files})
-    moved = moved_partitions(directories)
+    moved = moved_partitions(directories) if directories else {}
     moves = []
     for f in files:
         relative = relative_to(f, directory)
