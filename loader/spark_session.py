@@ -59,13 +59,16 @@ def _jars_base(jars_dir: Path | None) -> Path:
 
 
 def connector_jars(jars_dir: Path | None = None) -> list[str]:
-    """The Spark Kafka/Avro connector jars matching this pyspark, from the local cache if it is there."""
+    """The Spark Kafka/Avro connector jars matching this pyspark, and the loader's own writer (see
+    `loader.formats.hive.many_tables`), from the local cache where they are there."""
     import pyspark
 
-    directory = _jars_base(jars_dir) / f"spark-{pyspark.__version__}"
-    if not (directory / ".complete").exists():
-        return []
-    return sorted(str(jar) for jar in directory.glob("*.jar"))
+    jars = []
+    for name in (f"spark-{pyspark.__version__}", f"loader-{pyspark.__version__}"):
+        directory = _jars_base(jars_dir) / name
+        if (directory / ".complete").exists():
+            jars += sorted(str(jar) for jar in directory.glob("*.jar"))
+    return jars
 
 
 def iceberg_jars(jars_dir: Path | None = None) -> list[str]:

@@ -34,6 +34,28 @@ class Append:
     timestamp_column: str = "_kafka_timestamp"
 
 
+@dataclass(frozen=True)
+class GroupMember:
+    """One topic's table among the tables of a query over several small topics (see `append_group`)."""
+
+    table: str  # unqualified
+    state: TableState  # what `ensure` said of the table
+    topic: str
+    topic_id: str | None
+    offsets: dict[int, int]  # partition -> the end offset the rows cover (exclusive)
+    staging_dir: str
+
+
+# The columns of a query over several topics' tables: which member a row is (NULL: no table's row), its
+# Kafka timestamp (the time partition), and each member's rows as one struct column.
+GROUP_MEMBER = "__loader_member"
+GROUP_TIMESTAMP = "__loader_timestamp"
+
+
+def group_rows_column(member: int) -> str:
+    return f"__loader_rows_{member}"
+
+
 class TableFormat(Protocol):
     """A format of the tables of one run (one instance per run; thread-safe for the run's passes)."""
 
@@ -66,6 +88,22 @@ class TableFormat(Protocol):
 
     def append(self, append: Append) -> StagedTable | None:
         """Writes the rows: staged for the run's manifest (returned), or committed at once (None)."""
+        ...
+
+    def appends_groups(self) -> bool:
+        """Whether `append_group` can write the tables of several topics in one query. Only a format
+        that keeps no account of its own of the offsets its tables hold (`held_offsets` is always empty)
+        may: a group's rows are not checked against such an account."""
+        ...
+
+    def groups_hint(self) -> str | None:
+        """Why `appends_groups` is False when it is for something the user can set right (None when it
+        is True, or when the format never writes groups)."""
+        ...
+
+    def append_group(self, rows: DataFrame, members: list[GroupMember]) -> list[tuple[StagedTable, int]]:
+        """Writes each member's rows (see `GROUP_MEMBER`) in one Spark job, staged for the run's
+        manifest; returns each member's staged table and the rows written, in the members' order."""
         ...
 
 

@@ -14,11 +14,11 @@ import json
 import threading
 from dataclasses import dataclass, field
 
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import StructType
 
 from loader.fault_injection import crash_point
-from loader.formats import Append, columns_ddl
+from loader.formats import Append, GroupMember, columns_ddl
 from loader.formats.iceberg_alter import rename_columns, update_columns
 from loader.formats.iceberg_schema import schema_updates
 from loader.formats.table_rows import conformed
@@ -166,6 +166,16 @@ class IcebergFormat:
             writer.append()
         crash_point("after_iceberg_commit")
         return None
+
+    def appends_groups(self) -> bool:
+        """An Iceberg commit is a table's own: each topic appends alone."""
+        return False
+
+    def groups_hint(self) -> str | None:
+        return None
+
+    def append_group(self, rows: DataFrame, members: list[GroupMember]) -> list[tuple[StagedTable, int]]:
+        raise NotImplementedError("Iceberg tables are appended one topic at a time")
 
 
 def newest_loader_snapshot(iceberg_table, limit: int | None = None):  # type: ignore[no-untyped-def]

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pyspark.sql import DataFrame
 from pyspark.sql.types import StructType
 
-from loader.formats import Append
-from loader.formats.hive.staging import stage_rows
+from loader.formats import Append, GroupMember
+from loader.formats.hive.many_tables import write_tables, writer_available
+from loader.formats.hive.staging import require_one_file_system, stage_rows, staged_files
 from loader.formats.hive.table_catalog import TableCatalog
 from loader.planning.commit_protocol import StagedTable
 from loader.planning.state_store import StateStore
@@ -58,6 +60,39 @@ class HiveFormat:
             append.timestamp_column,
             lambda directories: self._moved_partitions(append.table, directories),
         )
+
+    def appends_groups(self) -> bool:
+        """With the loader's writer on the classpath (see `many_tables`)."""
+        return writer_available(self.catalog.spark)
+
+    def groups_hint(self) -> str | None:
+        if self.appends_groups():
+            return None
+        return (
+            "the loader's writer jar is not on Spark's classpath (scripts/fetch-jars builds it; spark-submit "
+            "needs it in --jars)"
+        )
+
+    def append_group(self, rows: DataFrame, members: list[GroupMember]) -> list[tuple[StagedTable, int]]:
+        for member in members:
+            qualified = f"{self.catalog.database}.{member.table}"
+            require_one_file_system(self.store, member.staging_dir, member.state.location, qualified)
+        directories = [m.staging_dir for m in members]
+        written = write_tables(self.catalog.spark, rows, directories, self.granularity)
+        staged = []
+        for i, member in enumerate(members):
+            files = sorted(f.path for f in written if f.member == i)
+            staged_table = staged_files(
+                self.store,
+                member.staging_dir,
+                f"{self.catalog.database}.{member.table}",
+                member.state.location,
+                files,
+                self.run_id,
+                lambda directories, table=member.table: self._moved_partitions(table, directories),
+            )
+            staged.append((staged_table, sum(f.rows for f in written if f.member == i)))
+        return staged
 
     def _moved_partitions(self, table: str, directories: list[str]) -> dict[str, str]:
         """Partitions `loader maintain` pointed elsewhere: the rows of those go where readers look."""

@@ -1,0 +1,78 @@
+"""Writing the ORC files of several tables in one Spark job: the rows of a query over several small
+topics (see `loader.topic_group_pass`), each into its own table's staging directory.
+
+A small topic's cost is its query and its write job, not its records (docs/loader.md, "What a busy topic
+costs"); Spark's writers write one schema per job, so the loader brings its own (`jvm/`, compiled by
+`scripts/fetch-jars` and put on the classpath with the connectors): a function over the query's
+partitions that hands each row's struct to Spark's own ORC `OutputWriter`, the one `df.write.orc` uses,
+and returns the files it wrote. Only files that a successful task returned are staged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from py4j.java_gateway import JavaClass
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType
+
+from loader.formats import GROUP_MEMBER, GROUP_TIMESTAMP, group_rows_column
+from loader.schema.partitioning import Granularity, partition_columns, partition_values
+
+WRITER_CLASS = ("tableloader", "ManyTablesOrcWriter")
+_WRITTEN = StructType(
+    [
+        StructField("member", IntegerType(), False),
+        StructField("path", StringType(), False),
+        StructField("rows", LongType(), False),
+    ]
+)
+
+
+@dataclass(frozen=True)
+class WrittenFile:
+    member: int
+    path: str
+    rows: int
+
+
+def writer_available(spark: SparkSession) -> bool:
+    """Whether the loader's writer is on the driver's classpath (its jar comes with the connectors)."""
+    package, name = WRITER_CLASS
+    return isinstance(getattr(getattr(spark._jvm, package), name), JavaClass)
+
+
+def write_tables(
+    spark: SparkSession, rows: DataFrame, directories: list[str], granularity: Granularity
+) -> list[WrittenFile]:
+    """Writes member `i`'s rows (`group_rows_column(i)`) into `directories[i]`, partitioned by time like
+    the tables, in one Spark job; every file written, with its rows."""
+    partitions = partition_columns(granularity)
+    values = partition_values(F.col(GROUP_TIMESTAMP), granularity)
+    members = [group_rows_column(i) for i in range(len(directories))]
+    laid_out = rows.select(
+        F.col(GROUP_MEMBER).cast("int"), *[values[p].alias(p) for p in partitions], *members
+    )
+    package, name = WRITER_CLASS
+    writer = getattr(getattr(spark._jvm, package), name).create(
+        spark._jsparkSession,
+        _strings(spark, [laid_out.schema[m].dataType.json() for m in members]),
+        _strings(spark, directories),
+        _strings(spark, partitions),
+    )
+    encoder = spark._jvm.org.apache.spark.sql.Encoders.row(
+        spark._jsparkSession.parseDataType(_WRITTEN.json())
+    )
+    # A Dataset action, so that the observations of the query (what was read) complete with it.
+    written = DataFrame(laid_out._jdf.mapPartitions(writer, encoder), spark).collect()
+    return [WrittenFile(int(r["member"]), str(r["path"]), int(r["rows"])) for r in written]
+
+
+def _strings(spark: SparkSession, values: list[str]):  # type: ignore[no-untyped-def]
+    gateway = spark.sparkContext._gateway
+    assert gateway is not None
+    array = gateway.new_array(spark._jvm.String, len(values))
+    for i, value in enumerate(values):
+        array[i] = value
+    return array
