@@ -119,6 +119,18 @@ def main() -> None:
 @click.option("--task-pool-size", type=int, envvar="LOADER_TASK_POOL_SIZE")
 @click.option("--topic-threads", type=int, envvar="LOADER_TOPIC_THREADS")
 @click.option(
+    "--small-topic-records",
+    type=int,
+    envvar="LOADER_SMALL_TOPIC_RECORDS",
+    help="Topics with at most this many new offsets share one query and write job (default 20,000).",
+)
+@click.option(
+    "--topics-per-query",
+    type=int,
+    envvar="LOADER_TOPICS_PER_QUERY",
+    help="How many small topics share one query (default 16; 1: every topic its own).",
+)
+@click.option(
     "--max-records-per-partition",
     type=int,
     envvar="LOADER_MAX_RECORDS_PER_PARTITION",

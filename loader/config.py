@@ -39,6 +39,10 @@ class LoaderSettings:
     until_caught_up: bool = False
     task_pool_size: int = 4
     topic_threads: int = 8  # topics decoded and written at the same time (Spark runs their jobs side by side)
+    # Topics with at most this many new offsets share one query and write job, `topics_per_query` at a
+    # time (1: every topic its own); see loader.topic_group_pass.
+    small_topic_records: int = 20_000
+    topics_per_query: int = 16
     max_bad_ratio: float = 0.0  # above this share of quarantined records, a topic fails the run
     skip_tombstones: bool = False  # tombstones of topics that are not compacted are counted, not loaded
     accept_cluster: str | None = None  # a Kafka cluster id the saved offsets may continue on
@@ -78,12 +82,15 @@ class LoaderSettings:
             self.task_pool_size,
             self.topic_threads,
             self.max_records_per_partition,
+            self.topics_per_query,
         )
         if min(counts) < 1:
             raise ValueError(
-                "records per task, the task pool size, topic threads and the records per partition and run "
-                "must be at least 1"
+                "records per task, the task pool size, topic threads, the records per partition and run "
+                "and the topics per query must be at least 1"
             )
+        if self.small_topic_records < 0:
+            raise ValueError("small-topic-records must not be negative")
         if not 0 <= self.max_bad_ratio <= 1:
             raise ValueError("the bad-record ratio must be between 0 and 1")
         self.compaction_policy()  # raises for maintenance settings out of range

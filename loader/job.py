@@ -35,6 +35,7 @@ from loader.planning.commit_protocol import CommitLog, Manifest, StagedTable
 from loader.planning.kafka_identity import ClusterChanged, cluster_change, comparable_topic_ids
 from loader.planning.offsets import OffsetRange, plan_ranges
 from loader.planning.state_store import StateStore
+from loader.planning.topic_groups import topic_groups
 from loader.reading.event_lookup import SchemaLookup, schemas_signature
 from loader.reading.event_types import event_table, topic_record_subjects
 from loader.reading.kafka_access import KafkaRefused, java_refusal, require_read_access
@@ -55,6 +56,7 @@ from loader.spark_session import (
     iceberg_conf,
     iceberg_jars,
 )
+from loader.topic_group_pass import load_group
 from loader.topic_pass import QUARANTINE_TABLE, RunContext, TopicWork, load_topic
 from loader.warehouse_layout import WarehouseMismatch, claim_database, raise_misplaced_tables
 
@@ -354,22 +356,31 @@ def _run_passes(
     context: RunContext, work: list[TopicWork], reports: dict[str, TopicReport], console: Console
 ) -> list[StagedTable]:
     """The topics' passes, several at a time, each thread in a scheduler pool of its own so that small
-    topics' jobs run beside a big topic's instead of queueing behind it; results in topic order."""
-    spark = context.spark
+    topics' jobs run beside a big topic's instead of queueing behind it. Small topics go in groups, one
+    query each (see `loader.topic_group_pass`), when the table format can write a group's tables in one
+    job; the topics loaded alone (the big ones) start first."""
+    spark, settings = context.spark, context.settings
+    per_query = settings.topics_per_query if context.tables.appends_groups() else 1
+    planned = topic_groups(work, settings.small_topic_records, per_query)
+    if per_query == 1 < settings.topics_per_query and (hint := context.tables.groups_hint()):
+        console.print(f"[yellow]note:[/] {hint}: every small topic is loaded in a query of its own")
     with (
         Progress(console=console, transient=True) as progress,
-        ThreadPoolExecutor(context.settings.topic_threads, "loader-topic") as pool,
+        ThreadPoolExecutor(settings.topic_threads, "loader-topic") as pool,
     ):
         task = progress.add_task(f"loading {len(work)} topic(s)", total=len(work))
 
-        def load(item: TopicWork) -> list[StagedTable]:
+        def load(items: list[TopicWork]) -> list[StagedTable]:
             spark.sparkContext.setLocalProperty("spark.scheduler.pool", threading.current_thread().name)
             try:
-                return load_topic(context, item, reports[item.topic])
+                if len(items) == 1:
+                    return load_topic(context, items[0], reports[items[0].topic])
+                return load_group(context, items, reports)
             finally:
-                progress.advance(task)
+                progress.advance(task, len(items))
 
-        return [staged for result in pool.map(load, work) for staged in result]
+        results = pool.map(load, [[w] for w in planned.alone] + planned.groups)
+        return [staged for result in results for staged in result]
 
 
 def _commit(

@@ -24,6 +24,7 @@ from loader.reading.window_counts import (
     counts_from_histogram,
     is_exact,
     summed,
+    summed_by_member,
 )
 
 
@@ -99,3 +100,44 @@ class CountedRead:
             summed((int(r["w"]), int(r["records"])) for r in rows),
             summed((int(r["w"]), int(r["tombstones"])) for r in rows),
         )
+
+
+class GroupCountedRead:
+    """A read of several topics (`member`: which of `members` a record's topic is) whose records are
+    counted per topic and window by whatever action runs over it first: one histogram over the number
+    `window * members + member` (see `loader.reading.window_counts`)."""
+
+    def __init__(self, frame: DataFrame, member: F.Column, members: int) -> None:
+        self._plain, self._member, self._members = frame, member, members
+        self._observation = Observation(f"loader_read_{uuid.uuid4().hex}")
+        window = _window("timestamp")
+        key = window * members + member
+        bins = F.lit(HISTOGRAM_BINS)
+        self.frame = frame.observe(
+            self._observation,
+            F.min(window).alias("lowest"),
+            F.max(window).alias("highest"),
+            F.to_json(F.histogram_numeric(key, bins)).alias("records"),
+            F.to_json(F.histogram_numeric(F.when(F.col("value").isNull(), key), bins)).alias("tombstones"),
+        )
+
+    def counts(self) -> list[ReadCounts]:
+        """Each member's counts, once an action ran over `frame`; counted again with a GROUP BY when
+        the histogram's bins could not keep every topic's window apart."""
+        observed = observed_metrics(self._observation, "lowest", "highest", "records", "tombstones")
+        lowest, highest = observed["lowest"], observed["highest"]
+        if lowest is None or (highest - lowest + 1) * self._members <= HISTOGRAM_BINS:
+            records = summed_by_member(observed["records"], self._members)
+            tombstones = summed_by_member(observed["tombstones"], self._members)
+            return [ReadCounts(records[m], tombstones[m]) for m in range(self._members)]
+        grouped = self._plain.groupBy(self._member.alias("m"), _window("timestamp").alias("w")).agg(
+            F.count(F.lit(1)).alias("records"), F.count_if(F.col("value").isNull()).alias("tombstones")
+        )
+        rows = grouped.collect()
+        return [
+            ReadCounts(
+                summed((int(r["w"]), int(r["records"])) for r in rows if r["m"] == m),
+                summed((int(r["w"]), int(r["tombstones"])) for r in rows if r["m"] == m),
+            )
+            for m in range(self._members)
+        ]

@@ -37,6 +37,15 @@ def counts_from_histogram(bins_json: str | None) -> dict[str, int]:
     return summed((round(b["x"]), round(b["y"])) for b in json.loads(bins_json))
 
 
+def summed_by_member(bins_json: str | None, members: int) -> list[dict[str, int]]:
+    """A histogram over `window * members + member` -> each member's label: count."""
+    pairs: list[list[tuple[int, int]]] = [[] for _ in range(members)]
+    for b in json.loads(bins_json) if bins_json else []:
+        window, member = divmod(round(b["x"]), members)
+        pairs[member].append((window, round(b["y"])))
+    return [summed(p) for p in pairs]
+
+
 def summed(pairs: Iterable[tuple[int, int]]) -> dict[str, int]:
     totals: dict[int, int] = {}
     for number, count in pairs:

@@ -5,7 +5,13 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
-from loader.reading.window_counts import HISTOGRAM_BINS, counts_from_histogram, is_exact, window_label
+from loader.reading.window_counts import (
+    HISTOGRAM_BINS,
+    counts_from_histogram,
+    is_exact,
+    summed_by_member,
+    window_label,
+)
 
 
 def test_a_window_number_is_labelled_by_its_start_in_utc() -> None:
@@ -27,3 +33,16 @@ def test_the_histogram_is_exact_only_while_the_windows_fit_its_bins() -> None:
     assert is_exact(None, None)
     assert is_exact(100, 100 + HISTOGRAM_BINS - 1)
     assert not is_exact(100, 100 + HISTOGRAM_BINS)
+
+
+def test_a_histogram_over_several_topics_is_split_by_topic_and_window() -> None:
+    # Key = window * 3 + topic: window 2_900_000 for topics 0 and 2 (two tasks' bins for topic 0).
+    bins = [
+        {"x": 2_900_000 * 3 + 0, "y": 4.0},
+        {"x": 2_900_000 * 3 + 0, "y": 1.0},
+        {"x": 2_900_000 * 3 + 2, "y": 7.0},
+        {"x": 2_900_001 * 3 + 2, "y": 2.0},
+    ]
+    first, second = window_label(2_900_000), window_label(2_900_001)
+    assert summed_by_member(json.dumps(bins), 3) == [{first: 5}, {}, {first: 7, second: 2}]
+    assert summed_by_member(None, 2) == [{}, {}]

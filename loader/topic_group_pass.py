@@ -1,0 +1,187 @@
+"""Several small topics' passes in one query: one Kafka read of all their ranges, each topic's records
+decoded and projected by its own columns of the query, and every table's rows written by one Spark job.
+
+A small topic costs its query and its write job, not its records (docs/loader.md, "What a busy topic
+costs"): sharing both cuts that cost, as long as the format can write several tables in one job
+(`TableFormat.appends_groups`). Everything else is a topic's own pass (`loader.topic_pass`), whose rules
+this one keeps: the same decoding, the same tables (made sure of one by one), the same staging and commit.
+
+A topic's own trouble stays its own. One that cannot be made a table of fails alone, as in its own
+pass; a group whose query fails is done again topic by topic; a topic with records that do not load
+(quarantine, or event types not known before) is done again in a pass of its own, which knows what to do
+with them. Only their staged files are thrown away: nothing is committed before the run's manifest.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql.types import StructType
+
+from loader.fault_injection import crash_point
+from loader.formats import GROUP_MEMBER, GROUP_TIMESTAMP, GroupMember, group_rows_column
+from loader.planning.commit_protocol import StagedTable
+from loader.reading.decoding import (
+    DecodedNames,
+    Decoding,
+    decoding_columns,
+    is_good,
+    table_columns_of,
+    user_fields,
+)
+from loader.reading.registry_client import SubjectSchemas
+from loader.reading.topic_read import GroupCountedRead, ReadCounts, read_ranges
+from loader.report import TopicReport
+from loader.schema.table_evolution import TableState
+from loader.schema.union_columns import Shape, reshaped_row
+from loader.topic_pass import (
+    RunContext,
+    TopicWork,
+    describe_tables,
+    load_topic,
+    mark_failed,
+    ready_table,
+    require_no_clash,
+    staging_directory,
+)
+
+# The query's column that says which of the group's topics a record is of.
+TOPIC_MEMBER = "__loader_topic_member"
+
+
+@dataclass(frozen=True)
+class _Member:
+    """A topic of the group whose table is ready for its rows."""
+
+    number: int  # its place among the group's topics (its columns' numbers)
+    work: TopicWork
+    row: Column  # its table's row, as a struct
+    good: Column  # whether a record of its topic is a row of its table
+    state: TableState
+    shape: Shape | None
+
+
+def load_group(run: RunContext, group: list[TopicWork], reports: dict[str, TopicReport]) -> list[StagedTable]:
+    """The group's topics loaded as their own passes would load them; never raises for a topic's
+    trouble (see the module docstring)."""
+    started = time.monotonic()
+    try:
+        staged = _load(run, group, reports)
+    except Exception:  # the query itself failed: each topic on its own finds whose trouble it is
+        staged = [s for w in group if reports[w.topic].status != "failed" for s in _alone(run, w, reports)]
+    seconds = round(time.monotonic() - started, 2)
+    for work in group:
+        reports[work.topic].seconds = max(reports[work.topic].seconds, seconds)
+    return staged
+
+
+def _load(run: RunContext, group: list[TopicWork], reports: dict[str, TopicReport]) -> list[StagedTable]:
+    spark = run.spark
+    numbers = F.create_map(*[x for i, w in enumerate(group) for x in (F.lit(w.topic), F.lit(i))])
+    raw = read_ranges(spark, run.settings, [r for w in group for r in w.ranges])
+    read = GroupCountedRead(raw, numbers[F.col("topic")], len(group))
+    decodings = [decoding_columns(_values(w), w.keys, DecodedNames.numbered(i)) for i, w in enumerate(group)]
+    judged = _decoded(read.frame.withColumn(TOPIC_MEMBER, numbers[F.col("topic")]), decodings)
+    rows = {
+        i: F.struct(*table_columns_of(user_fields(judged, d.names.event), d.names, d.has_key_schema))
+        for i, d in enumerate(decodings)
+    }
+    row_types = judged.select(*[row.alias(group_rows_column(i)) for i, row in rows.items()]).schema
+    members = []
+    for i, work in enumerate(group):
+        try:
+            require_no_clash(user_fields(judged, decodings[i].names.event))
+            row_schema = row_types[group_rows_column(i)].dataType
+            assert isinstance(row_schema, StructType)
+            state, shape = ready_table(run, work.table, _values(work), row_schema)
+        except Exception as exc:  # the topic's own trouble, as in its own pass
+            mark_failed(reports[work.topic], work.topic, exc)
+            continue
+        describe_tables(reports[work.topic], [(work.table, state)], multi=False)
+        good = (F.col(TOPIC_MEMBER) == i) & is_good(work.skip_tombstones, decodings[i].names.bad_reason)
+        members.append(_Member(i, work, rows[i], good, state, shape))
+    crash_point("after_table_ready")
+    if not members:
+        return []
+    written = run.tables.append_group(_rows(judged, members), [_group_member(run, m) for m in members])
+    counts = read.counts()
+    staged = []
+    for member, (table, rows_written) in zip(members, written, strict=True):
+        report = reports[member.work.topic]
+        qualified = f"{run.settings.database}.{member.work.table}"
+        if _account(report, counts[member.number], rows_written, member.work, qualified):
+            staged.append(table)
+            continue
+        # Records that do not load: its own pass quarantines them (or finds their event types).
+        staged += _alone(run, member.work, reports)
+    return [s for s in staged if s.files]
+
+
+def _values(work: TopicWork) -> SubjectSchemas:
+    assert work.values is not None, "a group holds topics of one event type (see topic_groups)"
+    return work.values
+
+
+def _decoded(raw: DataFrame, decodings: list[Decoding]) -> DataFrame:
+    """Every topic's columns of `decode`, each computed only for its own topic's records."""
+    of = [F.col(TOPIC_MEMBER) == i for i in range(len(decodings))]
+    stage = raw.withColumns(
+        {
+            "schema_id": decodings[0].schema_id,  # the header's id: every topic's alike
+            **{name: F.when(of[i], c) for i, d in enumerate(decodings) for name, c in d.decoding.items()},
+        }
+    )
+    return stage.withColumns(
+        {name: F.when(of[i], c) for i, d in enumerate(decodings) for name, c in d.judging.items()}
+    )
+
+
+def _rows(judged: DataFrame, members: list[_Member]) -> DataFrame:
+    """The query the format writes: which member's row a record is (NULL: none's), its timestamp, and
+    each member's row, in the shape of its table. Nothing is filtered: a filter on the verdicts would be
+    pushed below the decoding and decode every body twice (see `loader.reading.decoding.decode`)."""
+    which: Column | None = None
+    for j, member in enumerate(members):
+        which = F.when(member.good, j) if which is None else which.when(member.good, j)
+    assert which is not None
+    with_member = judged.withColumns({GROUP_MEMBER: which, GROUP_TIMESTAMP: F.col("timestamp")})
+    rows = []
+    for j, member in enumerate(members):
+        row = member.row if member.shape is None else reshaped_row(member.row, member.shape)
+        rows.append(F.when(F.col(GROUP_MEMBER) == j, row).alias(group_rows_column(j)))
+    return with_member.select(GROUP_MEMBER, GROUP_TIMESTAMP, *rows)
+
+
+def _group_member(run: RunContext, member: _Member) -> GroupMember:
+    work = member.work
+    offsets = {r.partition: r.end for r in work.ranges}
+    return GroupMember(
+        work.table, member.state, work.topic, work.topic_id, offsets, staging_directory(run, work.table)
+    )
+
+
+def _account(report: TopicReport, counts: ReadCounts, written: int, work: TopicWork, table: str) -> bool:
+    """Fills the topic's report as its own pass would; False when some records it read did not load."""
+    skipped = counts.tombstones if work.skip_tombstones else {}
+    if sum(counts.records.values()) - written - sum(skipped.values()):
+        return False
+    report.windows, report.skipped_windows = counts.records, skipped
+    report.tombstones = sum(counts.tombstones.values())
+    report.tables = {table: written}
+    report.records = written
+    return True
+
+
+def _alone(run: RunContext, work: TopicWork, reports: dict[str, TopicReport]) -> list[StagedTable]:
+    """The topic's own pass, after what the group staged for it is thrown away; its report keeps what
+    the group did to its table (the pass finds the table ready and would say `unchanged`)."""
+    run.log.store.delete(staging_directory(run, work.table))
+    report = reports[work.topic]
+    action, changes = report.table_action, report.table_changes
+    staged = load_topic(run, work, report)
+    if report.status != "failed" and action not in (None, "unchanged"):
+        report.table_action, report.table_changes = action, changes
+    return staged

@@ -1,0 +1,234 @@
+"""Small topics loaded in one query and one write job (`loader.topic_group_pass`): a real broker, the
+registry over HTTP, Spark with a Hive metastore. What each topic's table gets must be what its own pass
+would give it, and a topic's trouble must stay its own."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import pytest
+from pyspark.sql import SparkSession
+from pyspark.sql.types import StructType
+
+from loader.job import QUARANTINE_TABLE
+from loader.operations.audit import audit
+from loader.report import EXIT_BAD_RECORDS, EXIT_FAILED, RunReport
+from loader.schema.naming import table_name
+from tests.loader.harness import Harness, record_schema
+
+pytestmark = pytest.mark.integration
+
+VIEW = record_schema("View", [{"name": "member_id", "type": "int"}, {"name": "url", "type": "string"}])
+ORDER = record_schema("Order", [
+    {"name": "order_id", "type": "long"},
+    {"name": "lines", "type": {"type": "array", "items": {"type": "record", "name": "Line", "fields": [
+        {"name": "sku", "type": "string"}, {"name": "qty", "type": "int"}]}}},
+    {"name": "note", "type": ["null", "string"], "default": None},
+])  # fmt: skip
+ORDER_V2 = record_schema("Order", [
+    *ORDER["fields"],
+    {"name": "channel", "type": "string", "default": "web"},
+])  # fmt: skip
+CLASHING = record_schema("Clash", [{"name": "_kafka_offset", "type": "long"}])
+
+
+def spark_jobs(spark: SparkSession) -> int:
+    """How many Spark jobs this application has started so far."""
+    return max(spark.sparkContext.statusTracker().getJobIdsForGroup(), default=-1) + 1
+
+
+def rows(spark: SparkSession, table: str, columns: str) -> list[tuple]:
+    spark.catalog.refreshTable(table)
+    found = spark.sql(f"SELECT {columns} FROM {table} ORDER BY _kafka_partition, _kafka_offset").collect()
+    return [tuple(r) for r in found]
+
+
+def topic_reports(report: RunReport) -> dict[str, object]:
+    return {t.topic: t for t in report.topics}
+
+
+def test_small_topics_load_in_one_write_job_what_each_own_pass_loads(
+    harness: Harness, spark: SparkSession
+) -> None:
+    views, orders, more_views = harness.topic(partitions=2), harness.topic(), harness.topic()
+    harness.produce(views, VIEW, [{"member_id": i, "url": f"/p/{i}"} for i in range(5)])
+    line = {"sku": "a", "qty": 2}
+    harness.produce(orders, ORDER, [{"order_id": 1, "lines": [line], "note": None}])
+    harness.produce(orders, ORDER_V2, [{"order_id": 2, "lines": [], "note": "gift", "channel": "app"}])
+    harness.produce_raw(orders, [None])  # a tombstone: a deletion row
+    harness.produce(more_views, VIEW, [{"member_id": 9, "url": "/q"}])
+
+    before = spark_jobs(spark)
+    report = harness.run(spark)
+    grouped_jobs = spark_jobs(spark) - before
+    assert report.exit_code == 0, report
+    loaded = {t.topic: t for t in report.topics}
+    assert {t: (r.records, r.table_action) for t, r in loaded.items()} == {
+        views: (5, "created"),
+        orders: (3, "created"),
+        more_views: (1, "created"),
+    }
+    assert loaded[orders].tombstones == 1
+    assert rows(spark, loaded[orders].table, "order_id, lines, note, channel, _kafka_deleted") == [
+        (1, [(("a", 2))], None, "web", False),
+        (2, [], "gift", "app", False),
+        (None, None, None, None, True),
+    ]
+    assert sorted(rows(spark, loaded[views].table, "member_id, url, _kafka_partition")) == [
+        (i, f"/p/{i}", i % 2) for i in range(5)
+    ]
+    assert rows(spark, loaded[more_views].table, "member_id, _kafka_offset") == [(9, 0)]
+    assert audit(harness.settings(), spark, QUARANTINE_TABLE).ok
+
+    # The same topics, each in a query of its own: a write job per topic instead of one for all.
+    for topic in (views, more_views):
+        harness.produce(topic, VIEW, [{"member_id": 10, "url": "/r"}])
+    harness.produce(orders, ORDER_V2, [{"order_id": 3, "lines": [], "note": None, "channel": "shop"}])
+    before = spark_jobs(spark)
+    alone = harness.run(spark, topics_per_query=1)
+    assert spark_jobs(spark) - before > grouped_jobs
+    assert [t.records for t in alone.topics] == [1, 1, 1]
+    assert rows(spark, loaded[orders].table, "order_id")[-1] == (3,)
+    assert audit(harness.settings(), spark, QUARANTINE_TABLE).ok
+
+
+def test_a_grouped_topic_with_bad_records_is_quarantined_by_its_own_pass(
+    harness: Harness, spark: SparkSession
+) -> None:
+    good, mixed = harness.topic(), harness.topic()
+    harness.produce(good, VIEW, [{"member_id": 1, "url": "/a"}])
+    harness.produce(mixed, VIEW, [{"member_id": 2, "url": "/b"}])
+    harness.produce_raw(mixed, [b"\x01" + struct.pack(">I", 1) + b"\x02"])
+    harness.produce(mixed, VIEW, [{"member_id": 3, "url": "/c"}])
+
+    report = harness.run(spark)
+    loaded = {t.topic: t for t in report.topics}
+    assert report.exit_code == EXIT_BAD_RECORDS
+    assert (loaded[good].records, loaded[good].quarantined) == (1, 0)
+    assert (loaded[mixed].records, loaded[mixed].quarantined) == (2, 1)
+    assert loaded[mixed].table_action == "created"  # the group made its table, its own pass loaded it
+    assert rows(spark, loaded[mixed].table, "member_id") == [(2,), (3,)]
+    quarantined = spark.sql(
+        f"SELECT offset, reason FROM {harness.database}.{QUARANTINE_TABLE} WHERE topic = '{mixed}'"
+    ).collect()
+    assert [tuple(r) for r in quarantined] == [(1, "wrong magic byte 1 (expected 0)")]
+    assert audit(harness.settings(), spark, QUARANTINE_TABLE).ok
+
+
+def test_a_grouped_topic_its_table_cannot_take_fails_alone(harness: Harness, spark: SparkSession) -> None:
+    good, clashing = harness.topic(), harness.topic()
+    harness.produce(good, VIEW, [{"member_id": 1, "url": "/a"}])
+    harness.produce(clashing, CLASHING, [{"_kafka_offset": 7}])
+
+    report = harness.run(spark)
+    loaded = {t.topic: t for t in report.topics}
+    assert report.exit_code == EXIT_FAILED
+    assert loaded[clashing].status == "failed"
+    assert "clash with the loader's metadata columns" in (loaded[clashing].reason or "")
+    assert (loaded[good].status, loaded[good].records) == ("loaded", 1)
+    assert rows(spark, loaded[good].table, "member_id") == [(1,)]
+
+    # The failed topic kept its offsets; the loaded one is not loaded again.
+    again = {t.topic: t for t in harness.run(spark).topics}
+    assert again[good].status == "up to date"
+    assert again[clashing].offsets == {0: (0, 1)}
+
+
+def test_a_row_held_as_one_struct_takes_its_table_s_shape_as_the_rows_of_a_topic_s_own_pass(
+    spark: SparkSession,
+) -> None:
+    """A union column split in the table (`ref`, `ref_long`): the group writes each row as one struct,
+    reshaped like a topic's own rows."""
+    from pyspark.sql import functions as F
+
+    from loader.schema.union_columns import fit_unions, reshape, reshaped_row
+
+    decoded = spark.createDataFrame(
+        [(1, ("a", None), [("s", (None, 7))]), (2, (None, 5), [])],
+        "id long, ref struct<member_string: string, member_long: long>, "
+        "items array<struct<sku: string, ref: struct<member_string: string, member_long: long>>>",
+    )
+    table = StructType.fromDDL("id long, ref string, items array<struct<sku: string, ref: string>>")
+    _, shape = fit_unions(table, decoded.schema)
+    assert shape is not None
+    as_struct = decoded.select(reshaped_row(F.struct(*decoded.columns), shape).alias("row")).select("row.*")
+    assert as_struct.schema == reshape(decoded, shape).schema
+    assert as_struct.collect() == reshape(decoded, shape).collect()
+    assert as_struct.collect()[0]["items"][0]["ref_long"] == 7
+
+
+def test_a_group_whose_query_fails_is_loaded_topic_by_topic(
+    harness: Harness, spark: SparkSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Records of one topic deleted (retention) after the plan, while the group's tables are made ready:
+    the group's read fails as a whole; each topic is then loaded alone, and only that one fails."""
+    import threading
+    import time
+
+    from confluent_kafka import TopicPartition
+
+    steady, trimmed = harness.topic(), harness.topic()
+    for topic in (steady, trimmed):
+        harness.produce(topic, VIEW, [{"member_id": i, "url": f"/{i}"} for i in range(3)])
+    monkeypatch.setenv("LOADER_PAUSE_AT", "after_table_ready:4")
+    result: dict[str, RunReport] = {}
+    running = threading.Thread(target=lambda: result.update(report=harness.run(spark)))
+    running.start()
+    table = f"{harness.database}.{trimmed.replace('.', '_').lower()}"
+    deadline = time.monotonic() + 120
+    while not spark.catalog.tableExists(table):  # made ready by the group, which now pauses
+        assert running.is_alive() and time.monotonic() < deadline, result
+        time.sleep(0.2)
+    admin = harness.kafka.admin()  # must outlive its futures
+    for future in admin.delete_records([TopicPartition(trimmed, 0, 2)]).values():
+        future.result(timeout=30)
+    running.join(300)
+
+    loaded = {t.topic: t for t in result["report"].topics}
+    assert result["report"].exit_code == EXIT_FAILED
+    assert (loaded[steady].status, loaded[steady].records) == ("loaded", 3)
+    assert rows(spark, loaded[steady].table, "member_id") == [(0,), (1,), (2,)]
+    assert loaded[trimmed].status == "failed"
+    assert (loaded[trimmed].reason or "").startswith(f"{trimmed}: ")
+    monkeypatch.delenv("LOADER_PAUSE_AT")
+    # The failed topic committed nothing: the next run starts it where Kafka's records now start.
+    again = {t.topic: t for t in harness.run(spark).topics}
+    assert (again[trimmed].status, again[trimmed].offsets, again[trimmed].records) == (
+        "loaded",
+        {0: (2, 3)},
+        1,
+    )
+    assert again[steady].status == "up to date"
+
+
+def test_without_the_loader_s_writer_jar_a_run_says_so_and_loads_every_topic_alone(
+    cli_harness: Harness, tmp_path: Path
+) -> None:
+    """A deployment whose `--jars` left out the loader's writer: nothing lost, each topic in its own
+    query, and a note that says what to add."""
+    from loader.spark_session import connector_jars
+
+    connectors = Path(next(j for j in connector_jars() if "tableloader" not in Path(j).name)).parent
+    without_writer = tmp_path / "jars"
+    without_writer.mkdir()
+    (without_writer / connectors.name).symlink_to(connectors)
+    first, second = cli_harness.topic(), cli_harness.topic()
+    for topic in (first, second):
+        cli_harness.produce(topic, VIEW, [{"member_id": i, "url": f"/{i}"} for i in range(3)])
+
+    done = cli_harness.run_cli(env={"PIPELINE_JARS_DIR": str(without_writer)})
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "the loader's writer jar is not on Spark's classpath" in done.stderr
+    assert "every small topic is loaded in a query of its own" in done.stderr
+    for topic in (first, second):
+        table = f"{cli_harness.database}.{table_name(topic)}"
+        counted = cli_harness.query_cli(f"SELECT count(*) AS n FROM {table}")
+        assert counted == [{"n": 3}]
+
+    # With the writer, the same run says nothing of it.
+    for topic in (first, second):
+        cli_harness.produce(topic, VIEW, [{"member_id": 3, "url": "/3"}])
+    again = cli_harness.run_cli()
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "writer jar" not in again.stderr
