@@ -21,7 +21,6 @@ from loader.reading.kafka_security import spark_kafka_options
 from loader.reading.window_counts import (
     HISTOGRAM_BINS,
     WINDOW_SECONDS,
-    counts_from_histogram,
     is_exact,
     summed,
     summed_by_member,
@@ -69,37 +68,16 @@ def _window(timestamp: str) -> F.Column:
 
 
 class CountedRead:
-    """A read whose records are counted per window by whatever action runs over it first."""
+    """A read of one topic whose records are counted per window by whatever action runs over it first."""
 
     def __init__(self, frame: DataFrame) -> None:
-        self._plain = frame
-        self._observation = Observation(f"loader_read_{uuid.uuid4().hex}")  # unique: topics run side by side
-        window = _window("timestamp")
-        bins = F.lit(HISTOGRAM_BINS)
-        self.frame = frame.observe(
-            self._observation,
-            F.min(window).alias("lowest"),
-            F.max(window).alias("highest"),
-            F.to_json(F.histogram_numeric(window, bins)).alias("records"),
-            F.to_json(F.histogram_numeric(F.when(F.col("value").isNull(), window), bins)).alias("tombstones"),
-        )
+        self._read = GroupCountedRead(frame, F.lit(0), 1)
+        self.frame = self._read.frame
 
     def counts(self) -> ReadCounts:
         """The counts, once an action ran over `frame`; exact, or counted again with a GROUP BY over the
         same ranges when the run's windows are too many for the histogram."""
-        observed = observed_metrics(self._observation, "lowest", "highest", "records", "tombstones")
-        if is_exact(observed["lowest"], observed["highest"]):
-            return ReadCounts(
-                counts_from_histogram(observed["records"]), counts_from_histogram(observed["tombstones"])
-            )
-        grouped = self._plain.groupBy(_window("timestamp").alias("w")).agg(
-            F.count(F.lit(1)).alias("records"), F.count_if(F.col("value").isNull()).alias("tombstones")
-        )
-        rows = grouped.collect()
-        return ReadCounts(
-            summed((int(r["w"]), int(r["records"])) for r in rows),
-            summed((int(r["w"]), int(r["tombstones"])) for r in rows),
-        )
+        return self._read.counts()[0]
 
 
 class GroupCountedRead:
@@ -109,7 +87,7 @@ class GroupCountedRead:
 
     def __init__(self, frame: DataFrame, member: F.Column, members: int) -> None:
         self._plain, self._member, self._members = frame, member, members
-        self._observation = Observation(f"loader_read_{uuid.uuid4().hex}")
+        self._observation = Observation(f"loader_read_{uuid.uuid4().hex}")  # unique: topics run side by side
         window = _window("timestamp")
         key = window * members + member
         bins = F.lit(HISTOGRAM_BINS)
@@ -125,8 +103,7 @@ class GroupCountedRead:
         """Each member's counts, once an action ran over `frame`; counted again with a GROUP BY when
         the histogram's bins could not keep every topic's window apart."""
         observed = observed_metrics(self._observation, "lowest", "highest", "records", "tombstones")
-        lowest, highest = observed["lowest"], observed["highest"]
-        if lowest is None or (highest - lowest + 1) * self._members <= HISTOGRAM_BINS:
+        if is_exact(observed["lowest"], observed["highest"], self._members):
             records = summed_by_member(observed["records"], self._members)
             tombstones = summed_by_member(observed["tombstones"], self._members)
             return [ReadCounts(records[m], tombstones[m]) for m in range(self._members)]

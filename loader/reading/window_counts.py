@@ -25,20 +25,15 @@ def window_label(number: int) -> str:
     return datetime.fromtimestamp(number * WINDOW_SECONDS, UTC).strftime("%Y-%m-%d %H:%M")
 
 
-def is_exact(lowest: int | None, highest: int | None) -> bool:
-    """Whether a histogram over windows [lowest, highest] kept every window in a bin of its own."""
-    return lowest is None or highest is None or highest - lowest + 1 <= HISTOGRAM_BINS
-
-
-def counts_from_histogram(bins_json: str | None) -> dict[str, int]:
-    """`[{"x": window number, "y": count}, ...]` (several bins per window: one per task) -> label: count."""
-    if not bins_json:
-        return {}
-    return summed((round(b["x"]), round(b["y"])) for b in json.loads(bins_json))
+def is_exact(lowest: int | None, highest: int | None, members: int = 1) -> bool:
+    """Whether a histogram over windows [lowest, highest] kept every window in a bin of its own (every
+    window of each of `members` topics, numbered `window * members + member`)."""
+    return lowest is None or highest is None or (highest - lowest + 1) * members <= HISTOGRAM_BINS
 
 
 def summed_by_member(bins_json: str | None, members: int) -> list[dict[str, int]]:
-    """A histogram over `window * members + member` -> each member's label: count."""
+    """A histogram over `window * members + member` (`[{"x": number, "y": count}, ...]`, several bins per
+    window: one per task) -> each member's label: count."""
     pairs: list[list[tuple[int, int]]] = [[] for _ in range(members)]
     for b in json.loads(bins_json) if bins_json else []:
         window, member = divmod(round(b["x"]), members)

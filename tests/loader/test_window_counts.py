@@ -7,7 +7,6 @@ from datetime import UTC, datetime
 
 from loader.reading.window_counts import (
     HISTOGRAM_BINS,
-    counts_from_histogram,
     is_exact,
     summed_by_member,
     window_label,
@@ -22,17 +21,19 @@ def test_a_window_number_is_labelled_by_its_start_in_utc() -> None:
 
 def test_bins_of_one_window_from_several_tasks_are_summed() -> None:
     bins = [{"x": 2_940_000.0, "y": 57.0}, {"x": 2_940_000.0, "y": 29.0}, {"x": 2_940_001.0, "y": 3.0}]
-    assert counts_from_histogram(json.dumps(bins)) == {
-        window_label(2_940_000): 86,
-        window_label(2_940_001): 3,
-    }
-    assert counts_from_histogram(None) == {}  # nothing was read
+    assert summed_by_member(json.dumps(bins), 1) == [
+        {window_label(2_940_000): 86, window_label(2_940_001): 3}
+    ]
+    assert summed_by_member(None, 1) == [{}]  # nothing was read
 
 
 def test_the_histogram_is_exact_only_while_the_windows_fit_its_bins() -> None:
     assert is_exact(None, None)
     assert is_exact(100, 100 + HISTOGRAM_BINS - 1)
     assert not is_exact(100, 100 + HISTOGRAM_BINS)
+    # Several topics' windows share the bins.
+    assert is_exact(100, 100 + HISTOGRAM_BINS // 4 - 1, members=4)
+    assert not is_exact(100, 100 + HISTOGRAM_BINS // 4, members=4)
 
 
 def test_a_histogram_over_several_topics_is_split_by_topic_and_window() -> None:
