@@ -93,23 +93,27 @@ def test_until_caught_up_from_the_command_line_writes_every_runs_report(cli_harn
     assert done.stderr.count("left to load: going on") == 2
 
 
+@pytest.mark.parametrize("topics", [1, 3], ids=["a topic alone", "topics in one query"])
 def test_counts_stay_exact_when_a_run_spans_more_windows_than_the_histogram_holds(
-    harness: Harness, spark: SparkSession, monkeypatch: pytest.MonkeyPatch
+    harness: Harness, spark: SparkSession, monkeypatch: pytest.MonkeyPatch, topics: int
 ) -> None:
     monkeypatch.setattr(topic_read, "HISTOGRAM_BINS", 2)
     monkeypatch.setattr("loader.reading.window_counts.HISTOGRAM_BINS", 2)
-    topic = harness.topic()
-    serialize = harness.serializer(topic, V1)
+    names = [harness.topic() for _ in range(topics)]
     producer = Producer({"bootstrap.servers": harness.kafka.bootstrap})
     hour_ago = 1_795_000_000_000
-    for i in range(6):  # six windows, ten minutes apart, two records each
-        for _ in range(2):
-            producer.produce(topic, value=serialize({"n": i}), timestamp=hour_ago + i * 600_000)
+    for t, topic in enumerate(names):
+        serialize = harness.serializer(topic, V1)
+        for i in range(6 - t):  # 6 - t windows, ten minutes apart, two records each
+            for _ in range(2):
+                producer.produce(topic, value=serialize({"n": i}), timestamp=hour_ago + i * 600_000)
     assert producer.flush(30) == 0
 
-    report = only(harness.run(spark), topic)
-
-    assert report.records == 12
-    assert sorted(report.windows.values()) == [2] * 6
-    windows = [w for w in audit(harness.settings(), spark, "loader_quarantine").windows if w.topic == topic]
-    assert [(w.kafka, w.table_rows, w.ok) for w in windows] == [(2, 2, True)] * 6
+    run = harness.run(spark)
+    audited = audit(harness.settings(), spark, "loader_quarantine").windows
+    for t, topic in enumerate(names):
+        report = only(run, topic)
+        assert report.records == 12 - 2 * t
+        assert sorted(report.windows.values()) == [2] * (6 - t)
+        windows = [w for w in audited if w.topic == topic]
+        assert [(w.kafka, w.table_rows, w.ok) for w in windows] == [(2, 2, True)] * (6 - t)
