@@ -6,7 +6,8 @@ write job): `python benchmarks/many_topics_one_job.py [--topics 40] [--group 20]
   Spark's own ORC writer into its own directory (`jvm/loaderbench/TablesWriter.java`).
 - `one-query`: ONE query per `--group` topics: one Kafka read of all their ranges, each topic's decode and
   projection under `CASE WHEN topic = ...`, each row written into its topic's files with Spark's own ORC
-  writer (`jvm/loaderbench/RowTableOrcWriter.java`).
+  writer, by the writer the loader now ships (`loader/formats/hive/jvm/`, which `scripts/fetch-jars`
+  compiles and the loader's session puts on the classpath).
 
 Neither is the loader: they write the good rows' columns and nothing else (no verdicts, counts, keys,
 headers, quarantine or commit), to measure what the design would save before building it. The Java is
@@ -133,7 +134,7 @@ class Topics:
             columns.append(F.when(is_topic[i], row).alias(f"_row{i}"))
         index = F.create_map(*[x for i, t in enumerate(topics) for x in (F.lit(t), F.lit(i))])
         wide = stage.select(index[F.col("topic")].alias("_table"), *columns)
-        writer = self.jvm.loaderbench.RowTableOrcWriter.create(
+        writer = self.jvm.tableloader.ManyTablesOrcWriter.create(
             self.spark._jsparkSession,
             self.strings([wide.schema[f"_row{i}"].dataType.json() for i in range(len(topics))]),
             self.strings([str(out / t) for t in topics]),
