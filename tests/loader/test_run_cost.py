@@ -5,6 +5,7 @@ stay exact when a run's windows are more than the histogram can hold."""
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import pytest
@@ -101,7 +102,9 @@ def test_counts_stay_exact_when_a_run_spans_more_windows_than_the_histogram_hold
     monkeypatch.setattr("loader.reading.window_counts.HISTOGRAM_BINS", 2)
     names = [harness.topic() for _ in range(topics)]
     producer = Producer({"bootstrap.servers": harness.kafka.bootstrap})
-    hour_ago = 1_795_000_000_000
+    # An hour ago, not a fixed date: records older than the topic's retention (seven days) are deleted
+    # by the broker, so a fixed date makes the test fail once it is a week old.
+    hour_ago = (int(time.time()) - 3600) * 1000
     for t, topic in enumerate(names):
         serialize = harness.serializer(topic, V1)
         for i in range(6 - t):  # 6 - t windows, ten minutes apart, two records each
