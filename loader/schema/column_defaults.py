@@ -131,3 +131,18 @@ def with_column_metadata(
             metadata[EXISTS_DEFAULT] = defaults[f.name]
         fields.append(StructField(f.name, f.dataType, True, metadata))
     return StructType(fields)
+
+
+def without_existence_defaults(schema: StructType) -> StructType:
+    """The columns a new table is made with. A column made with its table has no rows from before it, so
+    its existence default would never be read; left out, the table is made by its `CREATE TABLE` alone
+    (DDL cannot say the default) instead of one more metastore call per table. Columns added later get
+    theirs (`loader.schema.table_evolution` keeps what the table has, and adds nothing to old columns)."""
+    return StructType(
+        [
+            StructField(
+                f.name, f.dataType, f.nullable, {k: v for k, v in f.metadata.items() if k != EXISTS_DEFAULT}
+            )
+            for f in schema.fields
+        ]
+    )

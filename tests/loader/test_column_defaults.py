@@ -13,6 +13,7 @@ from loader.schema.column_defaults import (
     existence_defaults,
     field_defaults,
     sql_literal,
+    without_existence_defaults,
 )
 from loader.schema.table_evolution import plan_evolution
 
@@ -95,3 +96,19 @@ def test_the_default_stays_with_the_column_and_leaves_it_when_the_field_is_remov
     assert plan_evolution(table, changed).schema["country"].metadata == {EXISTS_DEFAULT: "'unknown'"}
     removed = plan_evolution(table, StructType([StructField("id", LongType())]))
     assert removed.schema["country"].metadata == {"comment": "where"}
+
+
+def test_a_new_tables_columns_keep_their_comments_and_leave_out_existence_defaults() -> None:
+    """A column made with its table has no rows from before it to give a default to."""
+    columns = StructType(
+        [
+            StructField("id", LongType(), False),
+            StructField("country", StringType(), True, {"comment": "where", EXISTS_DEFAULT: "'unknown'"}),
+            StructField("deleted", StringType(), True, {EXISTS_DEFAULT: "FALSE"}),
+        ]
+    )
+    made = without_existence_defaults(columns)
+    assert [(f.name, f.dataType, f.nullable) for f in made.fields] == [
+        (f.name, f.dataType, f.nullable) for f in columns.fields
+    ]
+    assert [f.metadata for f in made.fields] == [{}, {"comment": "where"}, {}]

@@ -13,8 +13,10 @@ from confluent_kafka import Producer
 from pyspark.sql import SparkSession
 
 from loader import job
+from loader.formats.hive.table_alter import table_data_schema
 from loader.operations.audit import audit
 from loader.reading import topic_read
+from loader.schema.column_defaults import EXISTS_DEFAULT
 from tests.loader.harness import Harness, record_schema
 
 pytestmark = pytest.mark.integration
@@ -58,6 +60,30 @@ def test_a_quiet_topic_costs_no_spark_job_and_no_table_work_until_its_schema_cha
     evolved = only(harness.run(spark), quiet)
     assert (evolved.status, evolved.table_action) == ("up to date", "evolved")
     assert "unit" in spark.table(evolved.table).columns  # the table takes the schema before any record
+
+
+def test_a_table_is_made_by_its_create_statement_alone_and_found_unchanged_after(
+    harness: Harness, spark: SparkSession
+) -> None:
+    """A column made with its table has no rows from before it, so no existence default is set in a
+    second metastore call; and none is missing for the next run to alter."""
+    schema = record_schema(
+        "Reading",
+        [{"name": "n", "type": "long"}, {"name": "unit", "type": "string", "default": "C", "doc": "of n"}],
+    )
+    topic = harness.topic()
+    harness.produce(topic, schema, [{"n": 1, "unit": "K"}])
+    created = only(harness.run(spark), topic)
+    assert created.table_action == "created"
+    columns = table_data_schema(spark, created.table)
+    assert columns["unit"].metadata == {"comment": "of n"}
+    assert not [f.name for f in columns.fields if EXISTS_DEFAULT in f.metadata]
+
+    harness.produce(topic, schema, [{"n": 2, "unit": "F"}])
+    again = only(harness.run(spark), topic)
+    assert (again.records, again.table_action) == (1, "unchanged")
+    rows = spark.sql(f"SELECT n, unit, _kafka_deleted FROM {created.table} ORDER BY n").collect()
+    assert [tuple(r) for r in rows] == [(1, "K", False), (2, "F", False)]
 
 
 def test_a_backlog_is_loaded_in_bounded_runs_each_its_own_commit(

@@ -24,6 +24,7 @@ from loader.formats.hive.table_alter import replace_data_columns
 from loader.formats.one_format import TABLE_TYPE_PARAMETER, format_of_metastore_table
 from loader.planning.commit_protocol import partition_spec
 from loader.planning.state_store import StateStore
+from loader.schema.column_defaults import without_existence_defaults
 from loader.schema.partitioning import Granularity, partition_columns
 from loader.schema.table_evolution import TableState, plan_evolution
 
@@ -121,10 +122,12 @@ class TableCatalog:
 
     def _create(self, qualified: str, data_schema: StructType, granularity: Granularity) -> None:
         """DDL, not `saveAsTable` of an empty frame: no Spark job, no file write, no statistics update: less
-        than half the time per table (see benchmarks/README.md). The columns' metadata that DDL cannot
-        say (Avro defaults as existence defaults) is set in one more metastore call."""
+        than half the time per table (see benchmarks/README.md). The existence defaults are left out (see
+        `without_existence_defaults`); column metadata that DDL cannot say, if any, is set in one more
+        metastore call."""
         database, _, table = qualified.partition(".")
         partitions = partition_columns(granularity)
+        data_schema = without_existence_defaults(data_schema)
         columns = columns_ddl(self.spark, data_schema)
         keys = ", ".join(f"`{name}` STRING" for name in partitions)
         self.spark.sql(
