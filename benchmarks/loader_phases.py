@@ -39,18 +39,26 @@ from loader_services import (
 )
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from loader import job, topic_pass
+from loader import job, topic_group_pass, topic_pass
 from loader.config import LoaderSettings
-from loader.formats.hive import table_catalog
+from loader.formats.hive import HiveFormat, table_catalog
 from loader.formats.iceberg import IcebergFormat
+from loader.reading.topic_read import GroupCountedRead
 
 PHASES: list[tuple[Any, str, str]] = [
     (job, "_load", "whole run"),
+    (job, "load_group", "small topics' groups"),
+    (topic_group_pass, "load_topic", "  of which topics loaded again alone"),
     (job, "load_topic", "topic passes"),
     (topic_pass, "read_ranges", "  build: Kafka read"),
     (topic_pass, "decode", "  build: decode"),
     (topic_pass, "good_rows", "  build: projection"),
     (table_catalog.TableCatalog, "ensure", "  table exists with the schema"),
+    (table_catalog.TableCatalog, "_create", "    CREATE TABLE"),
+    (table_catalog, "replace_data_columns", "    the columns' defaults, or an evolution"),
+    (table_catalog.TableCatalog, "_refetch", "    the table read back"),
+    (HiveFormat, "append_group", "  a group's write job"),
+    (GroupCountedRead, "counts", "  a group's window counts"),
     (IcebergFormat, "ensure", "  table exists with the schema (Iceberg)"),
     (IcebergFormat, "held_offsets", "  offsets the table holds (Iceberg)"),
     (DataFrameWriter, "save", "  Spark write job"),
