@@ -55,6 +55,7 @@ from loader.spark_session import (
     forget_cached_tables,
     iceberg_conf,
     iceberg_jars,
+    interpreted_session,
 )
 from loader.topic_group_pass import load_group
 from loader.topic_pass import QUARANTINE_TABLE, RunContext, TopicWork, load_topic
@@ -322,6 +323,7 @@ def _load(
         lookup,
         claims,
         registry_lock=registry_lock,
+        small_topics_spark=interpreted_session(spark),
     )
     staged = _run_passes(context, work, reports, console)
     report.topics = [reports[t] for t in sorted(reports)]

@@ -258,3 +258,22 @@ def forget_cached_tables(spark: SparkSession) -> None:
     """Drops what this session remembers of every table (relations, file listings): one call after a
     commit instead of a metastore round trip per table."""
     spark._jsparkSession.sessionState().catalog().invalidateAllCachedTables()
+
+
+def interpreted_session(spark: SparkSession) -> SparkSession:
+    """A session of the same application (same catalog, same jobs) whose queries evaluate their
+    expressions interpreted instead of generating and compiling Java code for them.
+
+    For the queries over many small topics (`loader.topic_group_pass`). Such a query holds every member
+    topic's decoding and row, hundreds of fields, more than Spark compiles into one whole-stage function
+    (`spark.sql.codegen.maxFields`), so Spark generates a projection's code in every task, and in a
+    fresh driver JVM (every cron run) the JIT then compiles that code as well: a profile of a run's JVM
+    spent about as much CPU compiling as running. A group reads a few thousand records per topic,
+    where interpreting costs less than generating; the passes of busy topics keep generated code.
+    Measured in benchmarks/README.md ("Small topics' queries interpreted")."""
+    session = spark.newSession()
+    session.conf.set("spark.sql.codegen.wholeStage", "false")
+    # Spark's own fallback path when code generation fails, chosen up front; an internal setting, so a
+    # Spark that no longer knows it keeps generating code, which is only slower.
+    session.conf.set("spark.sql.codegen.factoryMode", "NO_CODEGEN")
+    return session

@@ -98,6 +98,8 @@ class RunContext:
     # Topic -> partition -> offset: how far this run looked into topics without event types (see `_discover`).
     looked_at: dict[str, dict[int, int]] = field(default_factory=dict)
     registry_lock: threading.RLock = field(default_factory=threading.RLock)  # one HTTP session for all
+    # The session of queries over many small topics (`loader.spark_session.interpreted_session`).
+    small_topics_spark: SparkSession | None = None
 
 
 def load_topic(run: RunContext, work: TopicWork, report: TopicReport) -> list[StagedTable]:
