@@ -75,6 +75,8 @@ def test_small_topics_queries_generate_no_code_and_the_other_passes_still_do(spa
     wide_query(spark).collect()
     assert generated_classes(spark) > before
     assert small_topics.catalog.listDatabases() == spark.catalog.listDatabases()  # one catalog
+    # The run's settings hold there too: a record's hour partition is read in UTC.
+    assert small_topics.conf.get("spark.sql.session.timeZone") == spark.conf.get("spark.sql.session.timeZone")
 
 
 def test_small_topics_load_in_one_write_job_what_each_own_pass_loads(
