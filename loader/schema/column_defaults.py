@@ -133,6 +133,11 @@ def with_column_metadata(
     return StructType(fields)
 
 
+def without_existence_default(metadata: dict[str, Any]) -> dict[str, Any]:
+    """A column's metadata (its comment, ...) without the existence default."""
+    return {k: v for k, v in metadata.items() if k != EXISTS_DEFAULT}
+
+
 def without_existence_defaults(schema: StructType) -> StructType:
     """The columns a new table is made with. A column made with its table has no rows from before it, so
     its existence default would never be read; left out, the table is made by its `CREATE TABLE` alone
@@ -140,9 +145,7 @@ def without_existence_defaults(schema: StructType) -> StructType:
     theirs (`loader.schema.table_evolution` keeps what the table has, and adds nothing to old columns)."""
     return StructType(
         [
-            StructField(
-                f.name, f.dataType, f.nullable, {k: v for k, v in f.metadata.items() if k != EXISTS_DEFAULT}
-            )
+            StructField(f.name, f.dataType, f.nullable, without_existence_default(f.metadata))
             for f in schema.fields
         ]
     )

@@ -31,7 +31,7 @@ from pyspark.sql.types import (
     StructType,
 )
 
-from loader.schema.column_defaults import EXISTS_DEFAULT
+from loader.schema.column_defaults import EXISTS_DEFAULT, without_existence_default
 
 # Widening conversions the table format's reader performs on old files (see the module docstring).
 READABLE_WIDENINGS: frozenset[tuple[type[DataType], type[DataType]]] = frozenset(
@@ -120,8 +120,7 @@ def _merge_struct(
         if new is None:
             changes.append(ColumnChange("kept_removed", path, old_type=old.dataType.simpleString()))
             # Files written from now on lack the column: they must read NULL, not its old default.
-            kept = {k: v for k, v in old.metadata.items() if k != EXISTS_DEFAULT}
-            merged.append(StructField(old.name, old.dataType, True, kept))
+            merged.append(StructField(old.name, old.dataType, True, without_existence_default(old.metadata)))
             continue
         merged_type = _merge_type(old.dataType, new.dataType, path, changes)
         merged.append(
@@ -138,7 +137,7 @@ def _merge_struct(
 def _existing_metadata(old: dict, new: dict) -> dict:
     """The latest schema's comment, and the existence default the column got when it was added (what
     rows from before it read): a default changed or added later must not rewrite history."""
-    merged = {k: v for k, v in new.items() if k != EXISTS_DEFAULT}
+    merged = without_existence_default(new)
     if EXISTS_DEFAULT in old:
         merged[EXISTS_DEFAULT] = old[EXISTS_DEFAULT]
     return merged
