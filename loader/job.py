@@ -321,9 +321,9 @@ def _load(
         tables,
         registry,
         lookup,
+        interpreted_session(spark),
         claims,
         registry_lock=registry_lock,
-        small_topics_spark=interpreted_session(spark),
     )
     staged = _run_passes(context, work, reports, console)
     report.topics = [reports[t] for t in sorted(reports)]

@@ -79,7 +79,7 @@ def load_group(run: RunContext, group: list[TopicWork], reports: dict[str, Topic
 
 
 def _load(run: RunContext, group: list[TopicWork], reports: dict[str, TopicReport]) -> list[StagedTable]:
-    spark = run.small_topics_spark or run.spark
+    spark = run.small_topics_spark
     numbers = F.create_map(*[x for i, w in enumerate(group) for x in (F.lit(w.topic), F.lit(i))])
     raw = read_ranges(spark, run.settings, [r for w in group for r in w.ranges])
     read = GroupCountedRead(raw, numbers[F.col("topic")], len(group))

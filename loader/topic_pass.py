@@ -93,13 +93,13 @@ class RunContext:
     tables: TableFormat
     registry: RegistryClient
     lookup: SchemaLookup
+    # The session of queries over many small topics (`loader.spark_session.interpreted_session`).
+    small_topics_spark: SparkSession
     # Table -> what loads into it ("topic t" or "topic t, event type n"): two owners would mix records.
     claims: dict[str, str] = field(default_factory=dict)
     # Topic -> partition -> offset: how far this run looked into topics without event types (see `_discover`).
     looked_at: dict[str, dict[int, int]] = field(default_factory=dict)
     registry_lock: threading.RLock = field(default_factory=threading.RLock)  # one HTTP session for all
-    # The session of queries over many small topics (`loader.spark_session.interpreted_session`).
-    small_topics_spark: SparkSession | None = None
 
 
 def load_topic(run: RunContext, work: TopicWork, report: TopicReport) -> list[StagedTable]:
