@@ -114,12 +114,8 @@ class Topics:
         ranges = [OffsetRange(t, 0, start, start + records) for t in topics]
         raw = read_ranges(self.spark, self.settings, ranges)
         is_topic = [F.col("topic") == t for t in topics]
-        stage = raw.withColumns(
-            {
-                f"_event{i}": F.when(is_topic[i], read_framed("value", self.schemas[f"{t}-value"]).decoded)
-                for i, t in enumerate(topics)
-            }
-        )
+        decoded = [F.expr(read_framed("value", self.schemas[f"{t}-value"]).decoded) for t in topics]
+        stage = raw.withColumns({f"_event{i}": F.when(is_topic[i], decoded[i]) for i in range(len(topics))})
         columns: list[Column] = [c.alias(k) for k, c in partition_values(F.col("timestamp"), "hour").items()]
         for i in range(len(topics)):
             event = F.col(f"_event{i}")

@@ -224,6 +224,9 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
         # for error messages that point into user code; the loader builds the same queries for every
         # topic, and its errors name the topic.
         "spark.python.sql.dataFrameDebugging.enabled": "false",
+        # Queries are SQL text with string literals (schemas, subjects): read with Spark's default escapes
+        # (see loader.reading.sql_text), whatever a cluster's defaults say.
+        "spark.sql.parser.escapedStringLiterals": "false",
         **REDACTION,
     }
     if master and master.startswith("local"):

@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
@@ -28,11 +28,13 @@ from loader.reading.decoding import (
     DecodedNames,
     Decoding,
     decoding_columns,
-    is_good,
+    expressions,
+    is_good_sql,
     table_columns_of,
     user_fields,
 )
 from loader.reading.registry_client import SubjectSchemas
+from loader.reading.sql_text import aliased, case_when, identifier, named_struct, string_literal
 from loader.reading.topic_read import GroupCountedRead, ReadCounts, read_ranges
 from loader.report import TopicReport
 from loader.schema.table_evolution import TableState
@@ -58,8 +60,8 @@ class _Member:
 
     number: int  # its place among the group's topics (its columns' numbers)
     work: TopicWork
-    row: Column  # its table's row, as a struct
-    good: Column  # whether a record of its topic is a row of its table
+    row: str  # its table's row, as a struct (SQL text)
+    good: str  # whether a record of its topic is a row of its table (SQL text)
     state: TableState
     shape: Shape | None
 
@@ -80,16 +82,18 @@ def load_group(run: RunContext, group: list[TopicWork], reports: dict[str, Topic
 
 def _load(run: RunContext, group: list[TopicWork], reports: dict[str, TopicReport]) -> list[StagedTable]:
     spark = run.small_topics_spark
-    numbers = F.create_map(*[x for i, w in enumerate(group) for x in (F.lit(w.topic), F.lit(i))])
+    numbers = F.expr(case_when((f"`topic` = {string_literal(w.topic)}", str(i)) for i, w in enumerate(group)))
     raw = read_ranges(spark, run.settings, [r for w in group for r in w.ranges])
-    read = GroupCountedRead(raw, numbers[F.col("topic")], len(group))
+    read = GroupCountedRead(raw, numbers, len(group))
     decodings = [decoding_columns(_values(w), w.keys, DecodedNames.numbered(i)) for i, w in enumerate(group)]
-    judged = _decoded(read.frame.withColumn(TOPIC_MEMBER, numbers[F.col("topic")]), decodings)
+    judged = _decoded(read.frame.withColumn(TOPIC_MEMBER, numbers), decodings)
     rows = {
-        i: F.struct(*table_columns_of(user_fields(judged, d.names.event), d.names, d.has_key_schema))
+        i: named_struct(
+            table_columns_of(user_fields(judged, d.names.event), d.names, d.has_key_schema).items()
+        )
         for i, d in enumerate(decodings)
     }
-    row_types = judged.select(*[row.alias(group_rows_column(i)) for i, row in rows.items()]).schema
+    row_types = judged.selectExpr(*[aliased(row, group_rows_column(i)) for i, row in rows.items()]).schema
     members = []
     for i, work in enumerate(group):
         try:
@@ -101,7 +105,7 @@ def _load(run: RunContext, group: list[TopicWork], reports: dict[str, TopicRepor
             mark_failed(reports[work.topic], work.topic, exc)
             continue
         describe_tables(reports[work.topic], [(work.table, state)], multi=False)
-        good = (F.col(TOPIC_MEMBER) == i) & is_good(work.skip_tombstones, decodings[i].names.bad_reason)
+        good = f"{_of(i)} AND {is_good_sql(work.skip_tombstones, decodings[i].names.bad_reason)}"
         members.append(_Member(i, work, rows[i], good, state, shape))
     crash_point("after_table_ready")
     if not members:
@@ -125,17 +129,29 @@ def _values(work: TopicWork) -> SubjectSchemas:
     return work.values
 
 
+def _of(member: int) -> str:
+    """A record of the group's topic numbered `member`."""
+    return f"{identifier(TOPIC_MEMBER)} = {member}"
+
+
 def _decoded(raw: DataFrame, decodings: list[Decoding]) -> DataFrame:
     """Every topic's columns of `decode`, each computed only for its own topic's records."""
-    of = [F.col(TOPIC_MEMBER) == i for i in range(len(decodings))]
     stage = raw.withColumns(
-        {
-            "schema_id": decodings[0].schema_id,  # the header's id: every topic's alike
-            **{name: F.when(of[i], c) for i, d in enumerate(decodings) for name, c in d.decoding.items()},
-        }
+        expressions(
+            {
+                "schema_id": decodings[0].schema_id,  # the header's id: every topic's alike
+                **{
+                    name: case_when([(_of(i), c)])
+                    for i, d in enumerate(decodings)
+                    for name, c in d.decoding.items()
+                },
+            }
+        )
     )
     return stage.withColumns(
-        {name: F.when(of[i], c) for i, d in enumerate(decodings) for name, c in d.judging.items()}
+        expressions(
+            {name: case_when([(_of(i), c)]) for i, d in enumerate(decodings) for name, c in d.judging.items()}
+        )
     )
 
 
@@ -143,15 +159,16 @@ def _rows(judged: DataFrame, members: list[_Member]) -> DataFrame:
     """The query the format writes: which member's row a record is (NULL: none's), its timestamp, and
     each member's row, in the shape of its table. Nothing is filtered: a filter on the verdicts would be
     pushed below the decoding and decode every body twice (see `loader.reading.decoding.decode`)."""
-    which: Column | None = None
-    for j, member in enumerate(members):
-        which = F.when(member.good, j) if which is None else which.when(member.good, j)
-    assert which is not None
-    with_member = judged.withColumns({GROUP_MEMBER: which, GROUP_TIMESTAMP: F.col("timestamp")})
+    which = case_when((member.good, str(j)) for j, member in enumerate(members))
+    with_member = judged.withColumns({GROUP_MEMBER: F.expr(which), GROUP_TIMESTAMP: F.col("timestamp")})
     rows = []
     for j, member in enumerate(members):
-        row = member.row if member.shape is None else reshaped_row(member.row, member.shape)
-        rows.append(F.when(F.col(GROUP_MEMBER) == j, row).alias(group_rows_column(j)))
+        name, of_member = group_rows_column(j), f"{identifier(GROUP_MEMBER)} = {j}"
+        if member.shape is None:
+            rows.append(F.expr(aliased(case_when([(of_member, member.row)]), name)))
+        else:
+            row = reshaped_row(F.expr(member.row), member.shape)
+            rows.append(F.when(F.expr(of_member), row).alias(name))
     return with_member.select(GROUP_MEMBER, GROUP_TIMESTAMP, *rows)
 
 

@@ -25,13 +25,23 @@ from typing import Literal
 
 from pyspark.sql import Column, DataFrame, Observation
 from pyspark.sql import functions as F
-from pyspark.sql.avro.functions import from_avro
 
 from loader.reading.registry_client import SubjectSchemas
+from loader.reading.sql_text import (
+    aliased,
+    binary_literal,
+    case_when,
+    field,
+    identifier,
+    named_struct,
+    string_literal,
+    string_map,
+)
 
 DECODED_FLAG = "__loader_decoded"
 KEY_DECODED = "__loader_key_decoded"  # the decoded key, before its verdict is known
 HEADER_BYTES = 5
+MAGIC = b"\x00"  # the first byte of a framed message
 
 # Kafka metadata kept with every row, after the value's fields; user fields may not use these names.
 METADATA_COLUMNS = (
@@ -70,31 +80,50 @@ def _admits_null(schema_text: str) -> bool:
     return schema == "null" or (isinstance(schema, list) and "null" in schema)
 
 
+def schema_id_sql(value: str = "value") -> str:
+    """The writer schema id in the header of the binary column `value` (SQL text)."""
+    return f"CAST(conv(hex(substring({identifier(value)}, 2, 4)), 16, 10) AS INT)"
+
+
 def schema_id_column(value: str = "value") -> Column:
-    return F.conv(F.hex(F.substring(value, 2, 4)), 16, 10).cast("int")
+    return F.expr(schema_id_sql(value))
+
+
+def _framed_sql(column: str) -> str:
+    bytes_ = identifier(column)
+    return f"(length({bytes_}) >= {HEADER_BYTES} AND substring({bytes_}, 1, 1) = {binary_literal(MAGIC)})"
 
 
 def _framed(column: str) -> Column:
-    return (F.length(column) >= HEADER_BYTES) & (F.substring(column, 1, 1) == F.lit(b"\x00"))
+    return F.expr(_framed_sql(column))
 
 
 @dataclass(frozen=True)
 class FramedAvro:
-    """What one binary column holds when read as Confluent-framed Avro of a subject."""
+    """What one binary column holds when read as Confluent-framed Avro of a subject (SQL text)."""
 
-    schema_id: Column  # the header's schema id; NULL when the bytes are not framed
-    known: Column  # framed, and the id is a version of the subject
-    decoded: Column  # projected onto the latest schema (flag included); NULL unless known
+    schema_id: str  # the header's schema id; NULL when the bytes are not framed
+    known: str  # framed, and the id is a version of the subject
+    decoded: str  # projected onto the latest schema (flag included); NULL unless known
     failure: Literal["flag", "null", "never"]  # how a failed decode shows in `decoded`
+    fields: tuple[str, ...]  # the latest schema's top-level fields when it is a record
 
-    def failed(self, decoded: Column) -> Column:
-        """A known id whose body does not decode, read off `decoded`: the column a projection below
-        computed from `self.decoded`, so that each body is decoded once, not again for its verdict."""
+    def failed(self, decoded: str) -> str:
+        """A known id whose body does not decode, read off the column named `decoded`: the column a
+        projection below computed from `self.decoded`, so that each body is decoded once, not again
+        for its verdict."""
         if self.failure == "flag":
-            return self.known & decoded.getField(DECODED_FLAG).isNull()
+            return f"({self.known} AND {field(decoded, DECODED_FLAG)} IS NULL)"
         if self.failure == "null":
-            return self.known & decoded.isNull()
-        return F.lit(False)
+            return f"({self.known} AND {identifier(decoded)} IS NULL)"
+        return "false"
+
+    def without_flag(self, decoded: str) -> str:
+        """The column named `decoded` as the latest schema reads it, without the decode flag."""
+        if self.failure != "flag":
+            return identifier(decoded)
+        fields = named_struct((name, field(decoded, name)) for name in self.fields)
+        return case_when([(f"{identifier(decoded)} IS NULL", "NULL")], fields)
 
 
 def read_framed(column: str, schemas: SubjectSchemas) -> FramedAvro:
@@ -106,21 +135,21 @@ def read_framed(column: str, schemas: SubjectSchemas) -> FramedAvro:
         # so adding a branch never renames the others' columns.
         "enableStableIdentifiersForUnionType": "true",
     }
-    raw_id = schema_id_column(column)
-    body = F.expr(f"substring(`{column}`, {HEADER_BYTES + 1}, length(`{column}`) - {HEADER_BYTES})")
-    decoded: Column | None = None
-    for writer_id, writer_schema in sorted(schemas.writer_schemas.items()):
-        branch = from_avro(body, writer_schema, options)
-        decoded = (
-            F.when(raw_id == writer_id, branch)
-            if decoded is None
-            else decoded.when(raw_id == writer_id, branch)
-        )
-    assert decoded is not None, "a subject always has its latest schema"
-    schema_id = F.when(_framed(column), raw_id)
-    known = F.coalesce(schema_id.isin(sorted(schemas.writer_schemas)), F.lit(False))
+    bytes_ = identifier(column)
+    raw_id = schema_id_sql(column)
+    body = f"substring({bytes_}, {HEADER_BYTES + 1}, length({bytes_}) - {HEADER_BYTES})"
+    reading = string_map(options)
+    decoded = case_when(
+        (f"{raw_id} = {writer_id}", f"from_avro({body}, {string_literal(writer_schema)}, {reading})")
+        for writer_id, writer_schema in sorted(schemas.writer_schemas.items())
+    )
+    schema_id = case_when([(_framed_sql(column), raw_id)])
+    ids = ", ".join(str(i) for i in sorted(schemas.writer_schemas))
+    known = f"coalesce({schema_id} IN ({ids}), false)"
     failure = "flag" if flagged else "never" if _admits_null(schemas.latest_schema) else "null"
-    return FramedAvro(schema_id, known, F.when(known, decoded), failure)
+    latest = json.loads(schemas.latest_schema)
+    fields = tuple(f["name"] for f in latest["fields"]) if flagged else ()
+    return FramedAvro(schema_id, known, case_when([(known, decoded)]), failure, fields)
 
 
 @dataclass(frozen=True)
@@ -142,12 +171,13 @@ class DecodedNames:
 
 @dataclass(frozen=True)
 class Decoding:
-    """The columns of `decode` as two projections of Kafka rows: `decoding` decodes each body once,
-    `judging` reads the verdicts off what the first one decoded. `schema_id` is every topic's alike."""
+    """The columns of `decode` as two projections of Kafka rows, as SQL text by name: `decoding` decodes
+    each body once, `judging` reads the verdicts off what the first one decoded. `schema_id` is every
+    topic's alike."""
 
-    schema_id: Column
-    decoding: dict[str, Column]
-    judging: dict[str, Column]
+    schema_id: str
+    decoding: dict[str, str]
+    judging: dict[str, str]
     names: DecodedNames
     has_key_schema: bool
 
@@ -158,60 +188,57 @@ def decoding_columns(
     """The columns `decode` adds, under `names`."""
     value = read_framed("value", values)
     decoding = {names.event: value.decoded}
+    judging: dict[str, str] = {}
+    key_is_avro = key_failed = "false"
     if keys is not None:
         key = read_framed("key", keys)
         decoding[names.key_decoded] = key.decoded
-    judging: dict[str, Column] = {}
-    key_is_avro = F.lit(False)
-    key_failed: Column = F.lit(False)
-    if keys is not None:
-        key_is_avro, key_failed = key.known, key.failed(F.col(names.key_decoded))
-        decoded_key = F.col(names.key_decoded)
-        if key.failure == "flag":
-            decoded_key = decoded_key.dropFields(DECODED_FLAG)
-        judging[names.key_avro] = F.when(~key_failed, decoded_key)
-    value_failed = value.failed(F.col(names.event))
+        key_is_avro, key_failed = key.known, key.failed(names.key_decoded)
+        judging[names.key_avro] = case_when([(f"NOT {key_failed}", key.without_flag(names.key_decoded))])
+    value_failed = value.failed(names.event)
     # A text key (a user id, an order number): readable as a string. Framed Avro and bytes that are not
     # UTF-8 stay in `_kafka_key` only.
-    as_text = F.col("key").cast("string")
-    judging[names.key_string] = F.when(
-        F.col("key").isNotNull() & ~_framed("key") & ~key_is_avro & F.is_valid_utf8(as_text), as_text
+    as_text = "CAST(`key` AS STRING)"
+    text_key = (
+        f"`key` IS NOT NULL AND NOT {_framed_sql('key')} AND NOT {key_is_avro} AND is_valid_utf8({as_text})"
     )
-    reason = (
-        F.when(F.col("value").isNull(), F.lit(None).cast("string"))  # a tombstone: a row, not a bad record
-        .when(F.length("value") < HEADER_BYTES, F.lit("message is shorter than the 5-byte Confluent header"))
-        .when(
-            F.substring("value", 1, 1) != F.lit(b"\x00"),
-            F.concat(
-                F.lit("wrong magic byte "),
-                F.conv(F.hex(F.substring("value", 1, 1)), 16, 10),
-                F.lit(" (expected 0)"),
-            ),
-        )
-        .when(
-            ~value.known,
-            F.concat(
-                F.lit("schema id "),
-                value.schema_id.cast("string"),
-                F.lit(f" is not a version of subject {values.subject}"),
-            ),
-        )
-        .when(
+    judging[names.key_string] = case_when([(text_key, as_text)])
+    first_byte = "substring(`value`, 1, 1)"
+    reasons = [
+        ("`value` IS NULL", "CAST(NULL AS STRING)"),  # a tombstone: a row, not a bad record
+        (
+            f"length(`value`) < {HEADER_BYTES}",
+            string_literal(f"message is shorter than the {HEADER_BYTES}-byte Confluent header"),
+        ),
+        (
+            f"{first_byte} != {binary_literal(MAGIC)}",
+            f"concat('wrong magic byte ', conv(hex({first_byte}), 16, 10), ' (expected 0)')",
+        ),
+        (
+            f"NOT {value.known}",
+            f"concat('schema id ', CAST({value.schema_id} AS STRING), "
+            f"{string_literal(f' is not a version of subject {values.subject}')})",
+        ),
+        (
             value_failed,
-            F.concat(F.lit("body does not decode with writer schema id "), value.schema_id.cast("string")),
-        )
-    )
+            f"concat('body does not decode with writer schema id ', CAST({value.schema_id} AS STRING))",
+        ),
+    ]
     if keys is not None:
-        reason = reason.when(
-            key_failed,
-            F.concat(
-                F.lit("key does not decode with schema id "),
-                key.schema_id.cast("string"),
-                F.lit(f" of subject {keys.subject}"),
-            ),
+        reasons.append(
+            (
+                key_failed,
+                f"concat('key does not decode with schema id ', CAST({key.schema_id} AS STRING), "
+                f"{string_literal(f' of subject {keys.subject}')})",
+            )
         )
-    judging[names.bad_reason] = reason
+    judging[names.bad_reason] = case_when(reasons)
     return Decoding(value.schema_id, decoding, judging, names, keys is not None)
+
+
+def expressions(columns: dict[str, str]) -> dict[str, Column]:
+    """SQL text by name as Columns, one call into the JVM each (see `loader.reading.sql_text`)."""
+    return {name: F.expr(text) for name, text in columns.items()}
 
 
 def decode(raw: DataFrame, values: SubjectSchemas, keys: SubjectSchemas | None = None) -> DataFrame:
@@ -224,8 +251,8 @@ def decode(raw: DataFrame, values: SubjectSchemas, keys: SubjectSchemas | None =
     on `bad_reason` is still pushed below both and would decode every body again: a topic's write
     filters through `rows_to_write`, which puts a barrier between."""
     columns = decoding_columns(values, keys)
-    stage = raw.withColumns({"schema_id": columns.schema_id, **columns.decoding})
-    judged = stage.withColumns(columns.judging)
+    stage = raw.withColumns(expressions({"schema_id": columns.schema_id, **columns.decoding}))
+    judged = stage.withColumns(expressions(columns.judging))
     return judged.drop(KEY_DECODED) if keys is not None else judged
 
 
@@ -235,41 +262,52 @@ def user_fields(decoded: DataFrame, event: str = "event") -> list[str]:
     return [f.name for f in event_type.fields if f.name != DECODED_FLAG]  # type: ignore[attr-defined]
 
 
+def is_good_sql(skip_tombstones: bool = False, bad_reason: str = "bad_reason") -> str:
+    """A row of the table (tombstones left out when they are to be skipped), as SQL text."""
+    good = f"{identifier(bad_reason)} IS NULL"
+    return f"({good} AND `value` IS NOT NULL)" if skip_tombstones else good
+
+
 def is_good(skip_tombstones: bool = False, bad_reason: str = "bad_reason") -> Column:
-    """A row of the table (tombstones left out when they are to be skipped)."""
-    return F.col(bad_reason).isNull() & (F.col("value").isNotNull() if skip_tombstones else F.lit(True))
+    return F.expr(is_good_sql(skip_tombstones, bad_reason))
 
 
-def table_columns(decoded: DataFrame) -> list[Column]:
+def table_columns(decoded: DataFrame) -> dict[str, str]:
     """The table's columns: the event's fields, then the Kafka metadata columns."""
     return table_columns_of(user_fields(decoded), DecodedNames(), "key_avro" in decoded.columns)
 
 
-def table_columns_of(fields: list[str], names: DecodedNames, key_avro: bool) -> list[Column]:
-    """`table_columns` over the columns `decoding_columns` named `names`, given the event's fields."""
-    avro_key = [F.col(names.key_avro).alias("_kafka_key_avro")] if key_avro else []
-    return [
-        *[F.col(names.event).getField(name).alias(name) for name in fields],
-        F.col("partition").alias("_kafka_partition"),
-        F.col("offset").alias("_kafka_offset"),
-        F.col("timestamp").alias("_kafka_timestamp"),
-        F.col("schema_id").alias("_schema_id"),
-        F.col("key").alias("_kafka_key"),
-        F.col(names.key_string).alias("_kafka_key_string"),
-        *avro_key,
+def table_columns_of(fields: list[str], names: DecodedNames, key_avro: bool) -> dict[str, str]:
+    """`table_columns` over the columns `decoding_columns` named `names`, given the event's fields: SQL
+    text by column name."""
+    return {
+        **{name: field(names.event, name) for name in fields},
+        "_kafka_partition": "`partition`",
+        "_kafka_offset": "`offset`",
+        "_kafka_timestamp": "`timestamp`",
+        "_schema_id": "`schema_id`",
+        "_kafka_key": "`key`",
+        "_kafka_key_string": identifier(names.key_string),
+        **({"_kafka_key_avro": identifier(names.key_avro)} if key_avro else {}),
         # Spark's Kafka source gives NULL for a record without headers: an empty list reads better.
-        F.coalesce("headers", F.array().cast(HEADERS_TYPE)).alias("_kafka_headers"),
-        F.col("value").isNull().alias("_kafka_deleted"),
-    ]
+        "_kafka_headers": f"coalesce(`headers`, CAST(array() AS {HEADERS_TYPE}))",
+        "_kafka_deleted": "`value` IS NULL",
+    }
+
+
+def select_list(columns: dict[str, str]) -> list[str]:
+    """`table_columns` as a `selectExpr` list."""
+    return [aliased(text, name) for name, text in columns.items()]
 
 
 def good_rows(
-    decoded: DataFrame, skip_tombstones: bool = False, columns: list[Column] | None = None
+    decoded: DataFrame, skip_tombstones: bool = False, columns: dict[str, str] | None = None
 ) -> DataFrame:
     """The table's rows. The filter decodes each row again unless a barrier stands between it and
     `decode` (see there): fine for a schema or a small read, not for a topic's write. `columns`: the
-    `table_columns` of `decoded` when the caller has them already (each costs a few JVM calls)."""
-    return decoded.where(is_good(skip_tombstones)).select(*(columns or table_columns(decoded)))
+    `table_columns` of `decoded` when the caller has them already (they take a look at its schema)."""
+    good = decoded.where(is_good(skip_tombstones))
+    return good.selectExpr(*select_list(columns or table_columns(decoded)))
 
 
 def rows_to_write(
@@ -277,7 +315,7 @@ def rows_to_write(
     counter: Observation,
     skip_tombstones: bool,
     is_held: Column,
-    columns: list[Column] | None = None,
+    columns: dict[str, str] | None = None,
 ) -> DataFrame:
     """The table's rows that it does not hold already, counted on the way in `counter` (`rows`: the
     good rows, `held`: those among them the table holds). Counted before the filter, which is then not
@@ -286,7 +324,7 @@ def rows_to_write(
     counted = decoded.observe(
         counter, F.count_if(good).alias("rows"), F.count_if(good & is_held).alias("held")
     )
-    return counted.where(good & ~is_held).select(*(columns or table_columns(decoded)))
+    return counted.where(good & ~is_held).selectExpr(*select_list(columns or table_columns(decoded)))
 
 
 def bad_rows(decoded: DataFrame) -> DataFrame:
