@@ -80,6 +80,12 @@ def common_options(command: Any) -> Any:
             help="Default local[2]; spark-submit sets its own.",
         ),
         click.option(
+            "--driver-jit",
+            type=click.Choice(["quick", "full"]),
+            envvar="LOADER_DRIVER_JIT",
+            help="The driver JVM's JIT: quick (C1 alone; default) or full (the JVM's own tiered JIT).",
+        ),
+        click.option(
             "--table-format",
             type=click.Choice(["hive", "iceberg"]),
             envvar="LOADER_TABLE_FORMAT",

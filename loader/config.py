@@ -13,7 +13,7 @@ from loader.operations.compaction_plan import CompactionPolicy
 from loader.reading.kafka_security import KafkaSecurity
 from loader.reading.security_settings import CONFIG_KEYS as SECURITY_KEYS
 from loader.schema.partitioning import Granularity
-from loader.spark_session import ICEBERG_CATALOGS
+from loader.spark_session import DRIVER_JIT, ICEBERG_CATALOGS
 from registry.client_settings import RegistryClientSettings
 
 
@@ -47,6 +47,9 @@ class LoaderSettings:
     skip_tombstones: bool = False  # tombstones of topics that are not compacted are counted, not loaded
     accept_cluster: str | None = None  # a Kafka cluster id the saved offsets may continue on
     spark_master: str | None = None
+    # The JIT of the driver JVM the loader starts (see docs/loader.md, "The JIT of a fresh JVM"): quick
+    # compiles with C1 alone, which a run over many small topics gains by; full is the JVM's default.
+    driver_jit: Literal["quick", "full"] = "quick"
     metadata_timeout_s: float = 30.0  # how long Kafka and the registry may take to answer a question
     # `loader maintain` (see `loader.operations`): a closed partition (its time span ended at least
     # `maintain_min_age_minutes` ago) of more than `maintain_min_files` files under
@@ -75,6 +78,8 @@ class LoaderSettings:
             )
         if self.table_format not in ("hive", "iceberg"):
             raise ValueError(f"table format must be 'hive' or 'iceberg', not {self.table_format!r}")
+        if self.driver_jit not in DRIVER_JIT:
+            raise ValueError(f"driver JIT must be 'quick' or 'full', not {self.driver_jit!r}")
         if self.iceberg_catalog not in ICEBERG_CATALOGS:
             raise ValueError(f"the Iceberg catalog must be 'hive' or 'hadoop', not {self.iceberg_catalog!r}")
         counts = (

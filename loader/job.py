@@ -50,6 +50,7 @@ from loader.reading.registry_client import RegistryClient, RegistryUnavailable, 
 from loader.report import EXIT_BAD_RECORDS, EXIT_FAILED, EXIT_LOCKED, RunReport, TopicReport
 from loader.schema.naming import table_names
 from loader.spark_session import (
+    DRIVER_JIT,
     SparkSettings,
     build_spark_session,
     forget_cached_tables,
@@ -84,6 +85,7 @@ def spark_for(settings: LoaderSettings) -> SparkSession:
                 **iceberg,
             },
             extra_jars=tuple(jars),
+            driver_java_options=DRIVER_JIT[settings.driver_jit],
         )
     )
     spark.sparkContext.setLogLevel("ERROR")

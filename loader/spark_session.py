@@ -52,6 +52,8 @@ class SparkSettings:
     extra_conf: Mapping[str, str] = field(default_factory=dict)
     # Jars besides the connectors (Iceberg's runtime for a session that writes Iceberg tables).
     extra_jars: tuple[str, ...] = ()
+    # Options of the driver JVM, when this process starts it (not under spark-submit, whose driver is up).
+    driver_java_options: tuple[str, ...] = ()
 
 
 def _jars_base(jars_dir: Path | None) -> Path:
@@ -84,6 +86,9 @@ def iceberg_jars(jars_dir: Path | None = None) -> list[str]:
 
 
 ICEBERG_CATALOGS = ("hive", "hadoop")
+# The driver JVM's JIT: `quick` stops at C1, the JVM's quick compiler (`-XX:TieredStopAtLevel=1`);
+# `full` leaves the JVM's own tiered compilation. See `driver_java_options`.
+DRIVER_JIT = {"quick": ("-XX:TieredStopAtLevel=1",), "full": ()}
 
 
 def iceberg_conf(catalog: str, warehouse: str) -> dict[str, str]:
@@ -233,6 +238,8 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
         # A local driver talks only to itself: keep it on loopback whatever the host name resolves to.
         conf["spark.driver.host"] = "127.0.0.1"
         conf["spark.driver.bindAddress"] = "127.0.0.1"
+    # Options with spaces or quotes would need quoting; the loader's own have none.
+    java_options = list(settings.driver_java_options)
     jars = connector_jars(settings.jars_dir) + list(settings.extra_jars)
     if jars and not submitted:
         conf["spark.jars"] = ",".join(jars)
@@ -249,7 +256,9 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
         conf["spark.hadoop.javax.jdo.option.ConnectionURL"] = (
             f"jdbc:derby:;databaseName={metastore.database};create=true"
         )
-        conf["spark.driver.extraJavaOptions"] = f"-Dderby.system.home={metastore.home}"
+        java_options.append(f"-Dderby.system.home={metastore.home}")
+    if java_options:
+        conf["spark.driver.extraJavaOptions"] = " ".join(java_options)
     conf.update(settings.extra_conf)
     for key, value in conf.items():
         builder = builder.config(key, value)

@@ -60,6 +60,7 @@ def test_missing_required_settings_are_a_usage_error() -> None:
         ({"max_bad_ratio": 2.0}, "between 0 and 1"),
         ({"table_format": "delta"}, "table format must be 'hive' or 'iceberg'"),
         ({"iceberg_catalog": "glue"}, "Iceberg catalog must be 'hive' or 'hadoop'"),
+        ({"driver_jit": "c2"}, "driver JIT must be 'quick' or 'full'"),
     ],
 )
 def test_invalid_values_are_refused(override: dict, message: str) -> None:
@@ -138,3 +139,17 @@ def test_iceberg_session_settings_only_for_iceberg(tmp_path: Path) -> None:
     assert hadoop["spark.sql.catalog.spark_catalog.warehouse"] == str(tmp_path)
     with pytest.raises(ValueError, match="must be one of hive, hadoop"):
         iceberg_conf("rest", str(tmp_path))
+
+
+def test_driver_jit_from_flag_environment_and_file(tmp_path: Path) -> None:
+    config = tmp_path / "loader.toml"
+    config.write_text('bootstrap-servers = "k"\nregistry-url = "http://r"\nwarehouse = "/w"\n')
+    assert _settings(config).driver_jit == "quick"  # the default
+    config.write_text(config.read_text() + 'driver-jit = "full"\n')
+    assert _settings(config).driver_jit == "full"
+    assert _settings(config, driver_jit="quick").driver_jit == "quick"
+    result = CliRunner().invoke(
+        main, ["status"], env={"LOADER_DRIVER_JIT": "c2", "LOADER_CONFIG": str(config)}
+    )
+    assert result.exit_code == 2
+    assert "'c2' is not one of 'quick', 'full'" in result.output

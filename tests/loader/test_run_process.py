@@ -204,3 +204,33 @@ def test_killed_runs_over_a_transactional_topic_load_each_committed_record_once_
     assert sorted(row["n"] for row in loaded) == list(range(n))
     audited = cli_harness.run_cli(command="audit")
     assert audited.returncode == 0, audited.stdout[-3000:] + audited.stderr[-3000:]
+
+
+DRIVER_JVM_ARGUMENTS = """
+import json, sys
+from loader.config import LoaderSettings
+from loader.job import spark_for
+settings = LoaderSettings("k:9092", "http://r", sys.argv[1], driver_jit=sys.argv[2]).validate()
+spark = spark_for(settings)
+runtime = spark._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean()
+print(json.dumps(list(runtime.getInputArguments())))
+"""
+
+
+@pytest.mark.parametrize(("jit", "quick"), [("quick", True), ("full", False)])
+def test_the_driver_jvm_compiles_with_c1_alone_unless_the_full_jit_is_asked_for(
+    tmp_path: Path, jit: str, quick: bool
+) -> None:
+    """A cron run's driver is a fresh JVM whose JIT costs more than a run over small topics itself
+    (docs/loader.md, "The JIT of a fresh JVM")."""
+    done = subprocess.run(
+        [sys.executable, "-c", DRIVER_JVM_ARGUMENTS, str(tmp_path / "warehouse"), jit],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    arguments = json.loads(done.stdout.strip().splitlines()[-1])
+    assert ("-XX:TieredStopAtLevel=1" in arguments) is quick
+    assert any(a.startswith("-Dderby.system.home=") for a in arguments)  # the metastore's option stays
