@@ -24,7 +24,9 @@ everything). Prints a Markdown table per scenario, with the ratios the targets a
   the warehouse on HDFS, the metastore on PostgreSQL) as docs/loader.md shows it;
 - paired: `--paired-topics` topics x `--records-per-topic` loaded by this checkout's `loader run` and by
   `--against`'s, as processes in turn on the same new records: a first run each, then `--rounds` next
-  runs, which of the two goes first alternating from round to round.
+  runs, which of the two goes first alternating from round to round. `--this-env NAME=VALUE` (repeated)
+  adds to the environment of this checkout's runs, e.g. `LOADER_DRIVER_JIT=full`; with `--against .`
+  the pair compares such settings alone.
 
 `--code-dir` measures another checkout's loader (e.g. the code before a change) with the same script,
 broker and registry, for before/after rows from one machine. `paired` puts the two side by side in one
@@ -35,6 +37,7 @@ before and after are judged by.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import io
 import json
@@ -124,17 +127,24 @@ class Bench:
         return report.seconds
 
     def run_process(
-        self, database: str, include: str, expected: int, *args: str, code_dir: Path | None = None
+        self,
+        database: str,
+        include: str,
+        expected: int,
+        *args: str,
+        code_dir: Path | None = None,
+        extra_env: dict[str, str] | None = None,
     ) -> tuple[float, int, int]:
         """`loader run` as cron starts it: (seconds, runs committed, peak resident KiB of the driver JVM).
-        `code_dir`: another checkout's loader than the one measured."""
+        `code_dir`: another checkout's loader than the one measured; `extra_env`: more environment
+        variables of the run (LOADER_* settings, JAVA_TOOL_OPTIONS)."""
         report = self.workdir / f"report-{database}.json"
         command = [
             sys.executable, "-m", "loader.cli", "run", "--bootstrap-servers", self.bootstrap,
             "--registry-url", self.registry_url, "--warehouse", str(self.workdir / "warehouse-cli"),
             "--database", database, "--include-topics", include, "--report-json", str(report), *args,
         ]  # fmt: skip
-        env = {**os.environ, "PYTHONPATH": str(code_dir or self.code_dir)}
+        env = {**os.environ, "PYTHONPATH": str(code_dir or self.code_dir), **(extra_env or {})}
         started = time.perf_counter()
         process = subprocess.Popen(
             command, env=env, cwd=self.workdir, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
@@ -472,9 +482,12 @@ def cluster(bench: Bench, records: int, partitions: int, rounds: int = 2) -> Non
             bench.add("cluster", Row(submitted, records, seconds, local))
 
 
-def paired(bench: Bench, other: Path, topics: int, per_topic: int, rounds: int) -> None:
+def paired(
+    bench: Bench, other: Path, topics: int, per_topic: int, rounds: int, this_env: dict[str, str]
+) -> None:
     """This checkout's `loader run` against another's, each into a database of its own, both reading the
-    same new records in every round."""
+    same new records in every round. `this_env`: more environment of this checkout's runs (with
+    `other` this same checkout, the pair compares those settings alone)."""
     small = setup_topics(bench, [f"paired_{i:04d}" for i in range(topics)], 1, True)
     include, expected = "paired_\\d{4}", topics * per_topic
     checkouts = {"other checkout": other, "this checkout": bench.code_dir}
@@ -486,7 +499,10 @@ def paired(bench: Bench, other: Path, topics: int, per_topic: int, rounds: int) 
         seconds = {}
         for name in sorted(checkouts, reverse=bool(round_ % 2)):
             database = "paired_" + name.split()[0]
-            seconds[name], _, _ = bench.run_process(database, include, expected, code_dir=checkouts[name])
+            env = this_env if name == "this checkout" else {}
+            seconds[name], _, _ = bench.run_process(
+                database, include, expected, code_dir=checkouts[name], extra_env=env
+            )
         bench.add(
             "paired, `loader run` processes",
             Row(f"{label}: other checkout", expected, seconds["other checkout"]),
@@ -537,6 +553,14 @@ def _import_first(*names: str) -> ModuleType:
     return importlib.import_module(names[-1])
 
 
+def _long_lived_jvm(config: ModuleType) -> dict[str, str]:
+    """The in-process runs share one JVM that lives through every scenario: the JVM's own tiered JIT,
+    not the quick one a `loader run` process starts with (docs/loader.md, "The JIT of a fresh JVM"),
+    for loaders that have the setting."""
+    known = {f.name for f in dataclasses.fields(config.LoaderSettings)}
+    return {"driver_jit": "full"} if "driver_jit" in known else {}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -563,6 +587,13 @@ def main() -> None:
     parser.add_argument("--against", type=Path, help="the other checkout of the paired scenario")
     parser.add_argument("--paired-topics", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=4, help="next runs of the paired scenario")
+    parser.add_argument(
+        "--this-env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="environment of this checkout's runs in the paired scenario (repeatable)",
+    )
     args = parser.parse_args()
     chosen = [s.strip() for s in args.scenarios.split(",") if s.strip()]
     unknown = sorted(set(chosen) - set(SCENARIOS))
@@ -582,7 +613,7 @@ def main() -> None:
     try:
         with kafka_broker(workdir) as bootstrap, registry_server(workdir) as registry_url:
             settings = loader.config.LoaderSettings(
-                bootstrap, registry_url, str(workdir / "warehouse")
+                bootstrap, registry_url, str(workdir / "warehouse"), **_long_lived_jvm(loader.config)
             ).validate()
             spark = loader.job.spark_for(settings)
             bench = Bench(bootstrap, registry_url, workdir, args.code_dir.resolve(), spark, loader)
@@ -611,6 +642,7 @@ def main() -> None:
                             args.paired_topics,
                             args.records_per_topic,
                             args.rounds,
+                            dict(item.split("=", 1) for item in args.this_env),
                         )
                     elif scenario == "formats":
                         formats(

@@ -124,6 +124,7 @@ def main() -> None:
                 state_dir=str(workdir / "state"),
                 include_topics="phase_.*",
                 table_format=args.table_format,
+                driver_jit="full",  # one JVM through every phase: the JVM's own JIT, as in loader_bench
             ).validate()
             spark = job.spark_for(settings)
             for seed, label in enumerate(("first run (tables created)", "next run", "next run again"), 1):
