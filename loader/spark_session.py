@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import shlex
 import shutil
 import tempfile
 from collections.abc import Iterator, Mapping
@@ -238,7 +239,6 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
         # A local driver talks only to itself: keep it on loopback whatever the host name resolves to.
         conf["spark.driver.host"] = "127.0.0.1"
         conf["spark.driver.bindAddress"] = "127.0.0.1"
-    # Options with spaces or quotes would need quoting; the loader's own have none.
     java_options = list(settings.driver_java_options)
     jars = connector_jars(settings.jars_dir) + list(settings.extra_jars)
     if jars and not submitted:
@@ -258,7 +258,8 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
         )
         java_options.append(f"-Dderby.system.home={metastore.home}")
     if java_options:
-        conf["spark.driver.extraJavaOptions"] = " ".join(java_options)
+        # Spark splits the setting as a shell would: a warehouse path with a space stays one option.
+        conf["spark.driver.extraJavaOptions"] = " ".join(shlex.quote(option) for option in java_options)
     conf.update(settings.extra_conf)
     for key, value in conf.items():
         builder = builder.config(key, value)

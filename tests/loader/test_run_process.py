@@ -19,6 +19,7 @@ import pytest
 from loader.fault_injection import CRASH_POINTS, ICEBERG_CRASH_POINTS
 from loader.reading.kafka_metadata import watermarks
 from loader.report import EXIT_LOCKED
+from loader.spark_session import EMBEDDED_METASTORE_DIR
 from tests.loader.harness import (
     REPO_ROOT,
     Harness,
@@ -223,8 +224,9 @@ def test_the_driver_jvm_compiles_with_c1_alone_unless_the_full_jit_is_asked_for(
 ) -> None:
     """A cron run's driver is a fresh JVM whose JIT costs more than a run over small topics itself
     (docs/loader.md, "The JIT of a fresh JVM")."""
+    warehouse = tmp_path / "a warehouse's directory"  # a space and a quote: the options stay whole
     done = subprocess.run(
-        [sys.executable, "-c", DRIVER_JVM_ARGUMENTS, str(tmp_path / "warehouse"), jit],
+        [sys.executable, "-c", DRIVER_JVM_ARGUMENTS, str(warehouse), jit],
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -233,4 +235,5 @@ def test_the_driver_jvm_compiles_with_c1_alone_unless_the_full_jit_is_asked_for(
     assert done.returncode == 0, done.stderr[-3000:]
     arguments = json.loads(done.stdout.strip().splitlines()[-1])
     assert ("-XX:TieredStopAtLevel=1" in arguments) is quick
-    assert any(a.startswith("-Dderby.system.home=") for a in arguments)  # the metastore's option stays
+    derby_home = warehouse / EMBEDDED_METASTORE_DIR
+    assert f"-Dderby.system.home={derby_home}" in arguments  # the metastore's option stays, whole
