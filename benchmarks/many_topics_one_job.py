@@ -18,6 +18,7 @@ write the same records, and the last round's files of one topic are compared row
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import subprocess
 import sys
@@ -32,7 +33,6 @@ from typing import Any
 import pyspark
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
-from pyspark.sql import types as T
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from loader_services import (
@@ -55,13 +55,6 @@ from loader.spark_session import SparkSettings, build_spark_session
 
 JAVA_SOURCES = Path(__file__).resolve().parent / "jvm"
 PARTITIONS = ["dt", "hour"]
-WRITTEN = T.StructType(
-    [
-        T.StructField("table", T.IntegerType()),
-        T.StructField("path", T.StringType()),
-        T.StructField("rows", T.LongType()),
-    ]
-)
 
 
 def build_jar(workdir: Path) -> Path:
@@ -130,17 +123,14 @@ class Topics:
             columns.append(F.when(is_topic[i], row).alias(f"_row{i}"))
         index = F.create_map(*[x for i, t in enumerate(topics) for x in (F.lit(t), F.lit(i))])
         wide = stage.select(index[F.col("topic")].alias("_table"), *columns)
-        writer = self.jvm.tableloader.ManyTablesOrcWriter.create(
+        written = self.jvm.tableloader.ManyTablesOrcWriter.write(
             self.spark._jsparkSession,
+            wide._jdf,
             self.strings([wide.schema[f"_row{i}"].dataType.json() for i in range(len(topics))]),
             self.strings([str(out / t) for t in topics]),
             self.strings(PARTITIONS),
         )
-        encoder = self.jvm.org.apache.spark.sql.Encoders.row(
-            self.spark._jsparkSession.parseDataType(WRITTEN.json())
-        )
-        written = DataFrame(wide._jdf.mapPartitions(writer, encoder), self.spark).collect()
-        return sum(r["rows"] for r in written)
+        return sum(f["rows"] for f in json.loads(written))
 
 
 def in_threads(spark: SparkSession, items: list[Any], work: Callable[[Any], None], threads: int = 8) -> None:

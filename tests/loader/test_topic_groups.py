@@ -57,6 +57,14 @@ def generated_classes(spark: SparkSession) -> int:
     return int(metrics.METRIC_SOURCE_CODE_SIZE().getCount())
 
 
+def read_through_kafka_source(spark: SparkSession, harness: Harness, topic: str) -> None:
+    """Spark's Kafka source (a V1 relation) turns the records it reads into `Row` objects and back, with
+    code it generates once per JVM for its fixed columns: generated here, before a run is measured."""
+    source = spark.read.format("kafka").option("kafka.bootstrap.servers", harness.kafka.bootstrap)
+    frame = source.option("subscribe", topic).option("includeHeaders", "true").load()
+    frame.write.format("noop").mode("overwrite").save()
+
+
 def wide_query(spark: SparkSession) -> DataFrame:
     """More fields than one whole-stage function takes, as a group's query has, and new code each time
     (Spark caches compiled code by its text)."""
@@ -90,13 +98,14 @@ def test_small_topics_load_in_one_write_job_what_each_own_pass_loads(
     harness.produce_raw(orders, [None])  # a tombstone: a deletion row
     harness.produce(more_views, VIEW, [{"member_id": 9, "url": "/q"}])
 
+    read_through_kafka_source(spark, harness, views)
     before, classes = spark_jobs(spark), generated_classes(spark)
     report = harness.run(spark)
     grouped_jobs = spark_jobs(spark) - before
     assert report.exit_code == 0, report
-    # The group's query ran interpreted: what Spark still generates is the encoders of the writer's
-    # result rows (the files it wrote), two classes whatever the query.
-    assert generated_classes(spark) - classes <= 2
+    # The group's query ran interpreted, and the loader's writer took its rows as the query gave them,
+    # not as `Row` objects (whose conversions Spark generates code for, for every group's row type).
+    assert generated_classes(spark) - classes == 0
     loaded = {t.topic: t for t in report.topics}
     assert {t: (r.records, r.table_action) for t, r in loaded.items()} == {
         views: (5, "created"),

@@ -10,24 +10,17 @@ and returns the files it wrote. Only files that a successful task returned are s
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from py4j.java_gateway import JavaClass
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
-from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType
 
 from loader.formats import GROUP_MEMBER, GROUP_TIMESTAMP, group_rows_column
 from loader.schema.partitioning import Granularity, partition_columns, partition_values
 
 WRITER_CLASS = ("tableloader", "ManyTablesOrcWriter")
-_WRITTEN = StructType(
-    [
-        StructField("member", IntegerType(), False),
-        StructField("path", StringType(), False),
-        StructField("rows", LongType(), False),
-    ]
-)
 
 
 @dataclass(frozen=True)
@@ -55,18 +48,15 @@ def write_tables(
         F.col(GROUP_MEMBER).cast("int"), *[values[p].alias(p) for p in partitions], *members
     )
     package, name = WRITER_CLASS
-    writer = getattr(getattr(spark._jvm, package), name).create(
+    # One SQL execution of the query, so that its observations (what was read) complete with it.
+    written = getattr(getattr(spark._jvm, package), name).write(
         spark._jsparkSession,
+        laid_out._jdf,
         _strings(spark, [laid_out.schema[m].dataType.json() for m in members]),
         _strings(spark, directories),
         _strings(spark, partitions),
     )
-    encoder = spark._jvm.org.apache.spark.sql.Encoders.row(
-        spark._jsparkSession.parseDataType(_WRITTEN.json())
-    )
-    # A Dataset action, so that the observations of the query (what was read) complete with it.
-    written = DataFrame(laid_out._jdf.mapPartitions(writer, encoder), spark).collect()
-    return [WrittenFile(int(r["member"]), str(r["path"]), int(r["rows"])) for r in written]
+    return [WrittenFile(int(f["member"]), str(f["path"]), int(f["rows"])) for f in json.loads(written)]
 
 
 def _strings(spark: SparkSession, values: list[str]):  # type: ignore[no-untyped-def]

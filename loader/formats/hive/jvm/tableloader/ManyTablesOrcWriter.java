@@ -1,5 +1,6 @@
 package tableloader;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -12,18 +13,22 @@ import org.apache.hadoop.mapreduce.TaskAttemptID;
 import org.apache.hadoop.mapreduce.TaskType;
 import org.apache.hadoop.mapreduce.task.TaskAttemptContextImpl;
 import org.apache.spark.TaskContext;
-import org.apache.spark.api.java.function.MapPartitionsFunction;
+import org.apache.spark.api.java.function.FlatMapFunction;
+import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.catalog.ExternalCatalogUtils;
-import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder;
+import org.apache.spark.sql.execution.QueryExecution;
+import org.apache.spark.sql.execution.SQLExecution$;
 import org.apache.spark.sql.execution.datasources.OutputWriter;
 import org.apache.spark.sql.execution.datasources.OutputWriterFactory;
 import org.apache.spark.sql.execution.datasources.orc.OrcFileFormat;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructType;
+import org.apache.spark.unsafe.types.UTF8String;
 import org.apache.spark.util.SerializableConfiguration;
+import scala.Option;
 
 /**
  * Writes the rows of one query over many small topics into many tables' ORC files, so that the topics
@@ -32,10 +37,18 @@ import org.apache.spark.util.SerializableConfiguration;
  * <p>An input row is (table index, partition values..., one struct column per table): the struct at the
  * row's index is written, with Spark's own ORC OutputWriter (as {@code df.write.orc} writes), into
  * {@code <directory of the table>/<partition>=<value>/.../part-...}; a row whose index is NULL is not
- * one to write. Returns (table index, file, rows) for every file a task wrote: the driver stages those
- * files and no others, so a failed task attempt's files are never moved into a table.
+ * one to write. {@link #write} returns (table index, file, rows) for every file a task wrote: the driver
+ * stages those files and no others, so a failed task attempt's files are never moved into a table.
+ *
+ * <p>The tasks take the query's own rows (Spark's InternalRow), not {@code Row} objects: a Dataset's
+ * {@code mapPartitions} would convert each row to a {@code Row} and back, with code generated in every
+ * task for a row type that holds every member table's columns (measured in the benchmarks' README,
+ * "A group's rows written as the query gives them"). The job still runs as a SQL execution of the query,
+ * so the query's observations (what was read) complete with it, as they do with a Dataset action.
  */
-public class ManyTablesOrcWriter implements MapPartitionsFunction<Row, Row> {
+public class ManyTablesOrcWriter implements FlatMapFunction<Iterator<InternalRow>, String> {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
   private final StructType[] types;
   private final String[] directories;
   private final String[] partitionNames;
@@ -51,8 +64,21 @@ public class ManyTablesOrcWriter implements MapPartitionsFunction<Row, Row> {
     this.confs = confs;
   }
 
-  /** On the driver: each table's row type (as JSON) and staging directory, and the partition columns. */
-  public static ManyTablesOrcWriter create(SparkSession spark, String[] schemas, String[] directories,
+  /**
+   * On the driver: writes the rows of {@code rows}, given each table's row type (as JSON) and staging
+   * directory and the partition columns; returns the files written as a JSON array of {@code {"member",
+   * "path", "rows"}} objects.
+   */
+  public static String write(SparkSession spark, Dataset<Row> rows, String[] schemas,
+      String[] directories, String[] partitionNames) throws Exception {
+    ManyTablesOrcWriter writer = create(spark, schemas, directories, partitionNames);
+    QueryExecution query = rows.queryExecution();
+    List<String> files = SQLExecution$.MODULE$.withNewExecutionId(query,
+        Option.apply("write many tables"), () -> query.toRdd().toJavaRDD().mapPartitions(writer).collect());
+    return "[" + String.join(",", files) + "]";
+  }
+
+  static ManyTablesOrcWriter create(SparkSession spark, String[] schemas, String[] directories,
       String[] partitionNames) throws Exception {
     int n = schemas.length;
     StructType[] types = new StructType[n];
@@ -69,45 +95,56 @@ public class ManyTablesOrcWriter implements MapPartitionsFunction<Row, Row> {
   }
 
   @Override
-  public Iterator<Row> call(Iterator<Row> rows) throws Exception {
+  public Iterator<String> call(Iterator<InternalRow> rows) throws Exception {
     TaskContext task = TaskContext.get();
     String name = String.format("part-%05d-%s-c000", task.partitionId(), UUID.randomUUID());
     int n = types.length;
     int parts = partitionNames.length;
-    @SuppressWarnings("unchecked")
-    ExpressionEncoder.Serializer<Row>[] serializers = new ExpressionEncoder.Serializer[n];
     TaskAttemptContextImpl[] contexts = new TaskAttemptContextImpl[n];
+    String[] extensions = new String[n];
     Map<String, OutputWriter> writers = new LinkedHashMap<>();
     Map<String, long[]> counts = new LinkedHashMap<>();
     Map<String, Integer> tableOf = new LinkedHashMap<>();
+    // The file of the row before: rows come in runs of one table and partition, so most rows find
+    // their file without building its path.
+    int lastTable = -1;
+    UTF8String[] lastValues = new UTF8String[parts];
+    OutputWriter writer = null;
+    long[] count = null;
     boolean written = false;
     try {
       while (rows.hasNext()) {
-        Row row = rows.next();
+        InternalRow row = rows.next();
         if (row.isNullAt(0)) {
           continue;
         }
         int t = row.getInt(0);
-        if (serializers[t] == null) {
-          serializers[t] = ExpressionEncoder.apply(types[t]).createSerializer();
-          contexts[t] = new TaskAttemptContextImpl(confs[t].value(), new TaskAttemptID(
-              "tableloader", task.stageId(), TaskType.MAP, task.partitionId(), task.attemptNumber()));
+        if (t != lastTable || !samePartition(row, lastValues)) {
+          if (contexts[t] == null) {
+            contexts[t] = new TaskAttemptContextImpl(confs[t].value(), new TaskAttemptID(
+                "tableloader", task.stageId(), TaskType.MAP, task.partitionId(), task.attemptNumber()));
+            extensions[t] = factories[t].getFileExtension(contexts[t]);
+          }
+          StringBuilder dir = new StringBuilder(directories[t]);
+          for (int p = 0; p < parts; p++) {
+            UTF8String value = row.isNullAt(1 + p) ? null : row.getUTF8String(1 + p);
+            lastValues[p] = value == null ? null : value.clone();
+            dir.append('/').append(ExternalCatalogUtils.getPartitionPathString(
+                partitionNames[p], value == null ? null : value.toString()));
+          }
+          String path = dir + "/" + name + extensions[t];
+          writer = writers.get(path);
+          if (writer == null) {
+            writer = factories[t].newInstance(path, types[t], contexts[t]);
+            writers.put(path, writer);
+            counts.put(path, new long[1]);
+            tableOf.put(path, t);
+          }
+          count = counts.get(path);
+          lastTable = t;
         }
-        StringBuilder dir = new StringBuilder(directories[t]);
-        for (int p = 0; p < parts; p++) {
-          String value = row.isNullAt(1 + p) ? null : row.getString(1 + p);
-          dir.append('/').append(ExternalCatalogUtils.getPartitionPathString(partitionNames[p], value));
-        }
-        String path = dir + "/" + name + factories[t].getFileExtension(contexts[t]);
-        OutputWriter writer = writers.get(path);
-        if (writer == null) {
-          writer = factories[t].newInstance(path, types[t], contexts[t]);
-          writers.put(path, writer);
-          counts.put(path, new long[1]);
-          tableOf.put(path, t);
-        }
-        writer.write(serializers[t].apply(row.getStruct(1 + parts + t)));
-        counts.get(path)[0]++;
+        writer.write(row.getStruct(1 + parts + t, types[t].size()));
+        count[0]++;
       }
       written = true;
     } finally {
@@ -132,10 +169,24 @@ public class ManyTablesOrcWriter implements MapPartitionsFunction<Row, Row> {
         }
       }
     }
-    List<Row> out = new ArrayList<>();
+    List<String> out = new ArrayList<>();
     for (Map.Entry<String, long[]> e : counts.entrySet()) {
-      out.add(RowFactory.create(tableOf.get(e.getKey()), e.getKey(), e.getValue()[0]));
+      Map<String, Object> file = new LinkedHashMap<>();
+      file.put("member", tableOf.get(e.getKey()));
+      file.put("path", e.getKey());
+      file.put("rows", e.getValue()[0]);
+      out.add(JSON.writeValueAsString(file));
     }
     return out.iterator();
+  }
+
+  private static boolean samePartition(InternalRow row, UTF8String[] values) {
+    for (int p = 0; p < values.length; p++) {
+      boolean isNull = row.isNullAt(1 + p);
+      if (isNull != (values[p] == null) || (!isNull && !values[p].equals(row.getUTF8String(1 + p)))) {
+        return false;
+      }
+    }
+    return true;
   }
 }
