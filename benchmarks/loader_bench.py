@@ -561,6 +561,13 @@ def _long_lived_jvm(config: ModuleType) -> dict[str, str]:
     return {"driver_jit": "full"} if "driver_jit" in known else {}
 
 
+def _name_value(item: str) -> tuple[str, str]:
+    name, sep, value = item.partition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {item!r}")
+    return name, value
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -591,6 +598,7 @@ def main() -> None:
         "--this-env",
         action="append",
         default=[],
+        type=_name_value,
         metavar="NAME=VALUE",
         help="environment of this checkout's runs in the paired scenario (repeatable)",
     )
@@ -642,7 +650,7 @@ def main() -> None:
                             args.paired_topics,
                             args.records_per_topic,
                             args.rounds,
-                            dict(item.split("=", 1) for item in args.this_env),
+                            dict(args.this_env),
                         )
                     elif scenario == "formats":
                         formats(
