@@ -102,15 +102,12 @@ public class ManyTablesOrcWriter implements FlatMapFunction<Iterator<InternalRow
     int parts = partitionNames.length;
     TaskAttemptContextImpl[] contexts = new TaskAttemptContextImpl[n];
     String[] extensions = new String[n];
-    Map<String, OutputWriter> writers = new LinkedHashMap<>();
-    Map<String, long[]> counts = new LinkedHashMap<>();
-    Map<String, Integer> tableOf = new LinkedHashMap<>();
+    Map<String, OpenFile> files = new LinkedHashMap<>();
     // The file of the row before: rows come in runs of one table and partition, so most rows find
     // their file without building its path.
     int lastTable = -1;
     UTF8String[] lastValues = new UTF8String[parts];
-    OutputWriter writer = null;
-    long[] count = null;
+    OpenFile file = null;
     boolean written = false;
     try {
       while (rows.hasNext()) {
@@ -133,24 +130,21 @@ public class ManyTablesOrcWriter implements FlatMapFunction<Iterator<InternalRow
                 partitionNames[p], value == null ? null : value.toString()));
           }
           String path = dir + "/" + name + extensions[t];
-          writer = writers.get(path);
-          if (writer == null) {
-            writer = factories[t].newInstance(path, types[t], contexts[t]);
-            writers.put(path, writer);
-            counts.put(path, new long[1]);
-            tableOf.put(path, t);
+          file = files.get(path);
+          if (file == null) {
+            file = new OpenFile(t, path, factories[t].newInstance(path, types[t], contexts[t]));
+            files.put(path, file);
           }
-          count = counts.get(path);
           lastTable = t;
         }
-        writer.write(row.getStruct(1 + parts + t, types[t].size()));
-        count[0]++;
+        file.writer.write(row.getStruct(1 + parts + t, types[t].size()));
+        file.rows++;
       }
       written = true;
     } finally {
-      for (OutputWriter w : writers.values()) {
+      for (OpenFile open : files.values()) {
         try {
-          w.close();
+          open.writer.close();
         } catch (Exception e) {
           if (written) {
             throw e;
@@ -159,10 +153,10 @@ public class ManyTablesOrcWriter implements FlatMapFunction<Iterator<InternalRow
       }
       if (!written) {
         // Best effort: a failed attempt's files are never staged anyway (they are not returned).
-        for (Map.Entry<String, Integer> e : tableOf.entrySet()) {
+        for (OpenFile open : files.values()) {
           try {
-            Path path = new Path(e.getKey());
-            path.getFileSystem(confs[e.getValue()].value()).delete(path, false);
+            Path path = new Path(open.path);
+            path.getFileSystem(confs[open.table].value()).delete(path, false);
           } catch (Exception ignored) {
             // the run's staging directory goes with the run
           }
@@ -170,14 +164,28 @@ public class ManyTablesOrcWriter implements FlatMapFunction<Iterator<InternalRow
       }
     }
     List<String> out = new ArrayList<>();
-    for (Map.Entry<String, long[]> e : counts.entrySet()) {
-      Map<String, Object> file = new LinkedHashMap<>();
-      file.put("member", tableOf.get(e.getKey()));
-      file.put("path", e.getKey());
-      file.put("rows", e.getValue()[0]);
-      out.add(JSON.writeValueAsString(file));
+    for (OpenFile open : files.values()) {
+      Map<String, Object> described = new LinkedHashMap<>();
+      described.put("member", open.table);
+      described.put("path", open.path);
+      described.put("rows", open.rows);
+      out.add(JSON.writeValueAsString(described));
     }
     return out.iterator();
+  }
+
+  /** A file a task has open: its table (the index into the group's members), path and rows so far. */
+  private static final class OpenFile {
+    final int table;
+    final String path;
+    final OutputWriter writer;
+    long rows;
+
+    OpenFile(int table, String path, OutputWriter writer) {
+      this.table = table;
+      this.path = path;
+      this.writer = writer;
+    }
   }
 
   private static boolean samePartition(InternalRow row, UTF8String[] values) {
