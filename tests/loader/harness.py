@@ -142,6 +142,13 @@ class Harness:
     def query_cli(self, sql: str) -> list[dict[str, Any]]:
         """Runs SQL in a separate Spark application on this harness's warehouse and metastore (with
         Iceberg's catalog when the harness's tables are Iceberg's)."""
+        (rows,) = self.query_cli_all(sql)
+        return rows
+
+    def query_cli_all(self, *statements: str) -> list[list[dict[str, Any]]]:
+        """Runs each statement in turn, as `query_cli` does, in one separate Spark application: each
+        application costs a JVM's start, several seconds, so a test reading many tables reads them all
+        at once."""
         code = textwrap.dedent(
             f"""
             import json
@@ -153,8 +160,11 @@ class Harness:
                 warehouse_dir={str(self.warehouse)!r}, master="local[1]", extra_conf=conf, extra_jars=jars
             )
             spark = build_spark_session(settings)
-            rows = [r.asDict(recursive=True) for r in spark.sql({sql!r}).collect()]
-            print("ROWS=" + json.dumps(rows, default=str))
+            results = [
+                [r.asDict(recursive=True) for r in spark.sql(statement).collect()]
+                for statement in {list(statements)!r}
+            ]
+            print("ROWS=" + json.dumps(results, default=str))
             """
         )
         done = subprocess.run(

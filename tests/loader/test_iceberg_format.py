@@ -118,23 +118,21 @@ def test_iceberg_tables_load_evolve_and_say_their_offsets(cli_harness: Harness) 
     assert second.returncode == 0, second.stdout[-3000:] + second.stderr[-3000:]
 
     table = f"{cli_harness.database}.{topic.replace('.', '_').lower()}"
-    rows = cli_harness.query_cli(
-        f"SELECT _kafka_partition AS p, _kafka_offset AS o, n, address.zip AS zip, channel FROM {table}"
+    rows, described, snapshots = cli_harness.query_cli_all(
+        f"SELECT _kafka_partition AS p, _kafka_offset AS o, n, address.zip AS zip, channel FROM {table}",
+        f"DESCRIBE TABLE EXTENDED {table}",
+        f"SELECT operation, summary FROM {table}.snapshots ORDER BY committed_at",
     )
     assert sorted(r["n"] for r in rows) == [*range(6), *(2**40 + i for i in range(4))]
     assert sorted(r["zip"] for r in rows if r["zip"]) == [f"z{i}" for i in range(4)]
     pairs = sorted((r["p"], r["o"]) for r in rows)
     assert len(pairs) == len(set(pairs)) == 10
-    described = cli_harness.query_cli(f"DESCRIBE TABLE EXTENDED {table}")
     assert any(r["col_name"] == "Provider" and r["data_type"] == "iceberg" for r in described)
     assert any("days(_kafka_timestamp)" in str(r["data_type"]) for r in described)  # hidden partitioning
     properties = next(str(r["data_type"]) for r in described if r["col_name"] == "Table Properties")
     assert "format-version=3" in properties  # the first version with columns' default values
     # Each run's rows went in as one commit that says what the table holds; creating the table (DDL)
     # committed no snapshot.
-    snapshots = cli_harness.query_cli(
-        f"SELECT operation, summary FROM {table}.snapshots ORDER BY committed_at"
-    )
     assert [s["operation"] for s in snapshots] == ["append", "append"]
     assert all(summary_key(topic) in s["summary"] for s in snapshots)
     held = json.loads(snapshots[-1]["summary"][summary_key(topic)])

@@ -120,12 +120,12 @@ def test_hourly_hidden_partitioning_end_to_end(cli_harness: Harness) -> None:
     succeeded(cli_harness.run_cli("--partition-granularity", "hour"))
 
     table = f"{cli_harness.database}.{table_name(topic)}"
-    described = cli_harness.query_cli(f"DESCRIBE TABLE EXTENDED {table}")
+    described, partitions = cli_harness.query_cli_all(
+        f"DESCRIBE TABLE EXTENDED {table}",
+        f"SELECT partition._kafka_timestamp_hour AS h, record_count AS c FROM {table}.partitions",
+    )
     partitioning = [r["data_type"] for r in described if r["col_name"] == "Part 0"]
     assert partitioning == ["hours(_kafka_timestamp)"]
-    partitions = cli_harness.query_cli(
-        f"SELECT partition._kafka_timestamp_hour AS h, record_count AS c FROM {table}.partitions"
-    )
     epoch_hour = int(hour.timestamp()) // 3600
     assert sorted((r["h"], r["c"]) for r in partitions) == [(epoch_hour + i, 4) for i in range(3)]
     succeeded(cli_harness.run_cli(command="audit"))

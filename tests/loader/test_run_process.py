@@ -101,6 +101,8 @@ def test_a_second_run_exits_at_once_while_the_first_holds_the_lock(cli_harness: 
     assert topic in out
 
 
+# About 20 `loader run` processes one after the other: four to eight minutes beside another test worker.
+@pytest.mark.timeout(1200)
 @pytest.mark.parametrize(
     ("table_format", "crash_points"), [("hive", CRASH_POINTS), ("iceberg", ICEBERG_CRASH_POINTS)]
 )
@@ -146,14 +148,17 @@ def test_killed_at_every_step_and_rerun_loads_every_record_exactly_once(
     assert final.returncode == 0, final.stderr[-3000:]
     assert kills >= 12
 
-    table = f"{cli_harness.database}.{topic.replace('.', '_').lower()}"
-    loaded = cli_harness.query_cli(f"SELECT _kafka_partition AS p, _kafka_offset AS o, n FROM {table}")
+    def table_of(each: str) -> str:
+        return f"{cli_harness.database}.{each.replace('.', '_').lower()}"
+
+    loaded, quarantined, *clean_loaded = cli_harness.query_cli_all(
+        f"SELECT _kafka_partition AS p, _kafka_offset AS o, n FROM {table_of(topic)}",
+        f"SELECT partition AS p, offset AS o FROM {cli_harness.database}.loader_quarantine "
+        f"WHERE topic = '{topic}'",
+        *(f"SELECT _kafka_partition AS p, _kafka_offset AS o, n FROM {table_of(each)}" for each in clean),
+    )
     pairs = sorted((row["p"], row["o"]) for row in loaded)
     assert len(pairs) == len(set(pairs)), "a record was loaded twice"
-    quarantined = cli_harness.query_cli(
-        f"SELECT partition AS p, offset AS o FROM {cli_harness.database}.loader_quarantine "
-        f"WHERE topic = '{topic}'"
-    )
     bad_pairs = sorted((row["p"], row["o"]) for row in quarantined)
     assert len(bad_pairs) == len(set(bad_pairs)), "a bad record was quarantined twice"
     assert len(bad_pairs) == bad, "a bad record was lost"
@@ -161,9 +166,7 @@ def test_killed_at_every_step_and_rerun_loads_every_record_exactly_once(
     expected = sorted((p, o) for p in (0, 1) for o in range(ends[(topic, p)].earliest, ends[(topic, p)].end))
     assert sorted(pairs + bad_pairs) == expected, "a record was lost or made up"
     assert sorted(row["n"] for row in loaded) == list(range(produced))
-    for each in clean:
-        table = f"{cli_harness.database}.{each.replace('.', '_').lower()}"
-        loaded = cli_harness.query_cli(f"SELECT _kafka_partition AS p, _kafka_offset AS o, n FROM {table}")
+    for each, loaded in zip(clean, clean_loaded, strict=True):
         ends = watermarks(cli_harness.kafka.bootstrap, [(each, 0), (each, 1)])
         assert sorted((row["p"], row["o"]) for row in loaded) == sorted(
             (p, o) for p in (0, 1) for o in range(ends[(each, p)].end)

@@ -264,10 +264,11 @@ def test_without_the_loader_s_writer_jar_a_run_says_so_and_loads_every_topic_alo
     assert done.returncode == 0, done.stderr[-3000:]
     assert "the loader's writer jar is not on Spark's classpath" in done.stderr
     assert "every small topic is loaded in a query of its own" in done.stderr
-    for topic in (first, second):
-        table = f"{cli_harness.database}.{table_name(topic)}"
-        counted = cli_harness.query_cli(f"SELECT count(*) AS n FROM {table}")
-        assert counted == [{"n": 3}]
+    database = cli_harness.database
+    counted = cli_harness.query_cli_all(
+        *(f"SELECT count(*) AS n FROM {database}.{table_name(topic)}" for topic in (first, second))
+    )
+    assert counted == [[{"n": 3}], [{"n": 3}]]
 
     # With the writer, the same run says nothing of it.
     for topic in (first, second):
