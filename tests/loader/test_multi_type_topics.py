@@ -338,14 +338,11 @@ def test_killed_runs_over_a_multi_type_topic_load_every_record_once_and_the_audi
 
     points = ("after_table_ready", "after_staging", "after_manifest", "after_first_move")
     killed_runs(cli_harness, points, lambda i: more(v2=i >= 2), 10.0)  # the types evolve half way
-    loaded = [
-        row
-        for rows in cli_harness.query_cli_all(*(
-            f"SELECT _kafka_partition AS p, _kafka_offset AS o, n FROM {table(cli_harness, topic, suffix)}"
-            for suffix in ("", "__click", "__view")
-        ))
-        for row in rows
-    ]  # fmt: skip
+    statements = [
+        f"SELECT _kafka_partition AS p, _kafka_offset AS o, n FROM {table(cli_harness, topic, suffix)}"
+        for suffix in ("", "__click", "__view")
+    ]
+    loaded = [row for rows in cli_harness.query_cli_all(*statements) for row in rows]
     pairs = sorted((row["p"], row["o"]) for row in loaded)
     assert pairs == committed_offsets(cli_harness, topic), "a record was lost or loaded twice"
     assert sorted(row["n"] for row in loaded) == list(range(n))
