@@ -19,6 +19,7 @@ import pytest
 from loader.fault_injection import CRASH_POINTS, ICEBERG_CRASH_POINTS
 from loader.reading.kafka_metadata import watermarks
 from loader.report import EXIT_LOCKED
+from loader.schema.naming import table_name
 from loader.spark_session import EMBEDDED_METASTORE_DIR
 from tests.loader.harness import (
     REPO_ROOT,
@@ -149,7 +150,7 @@ def test_killed_at_every_step_and_rerun_loads_every_record_exactly_once(
     assert kills >= 12
 
     def table_of(each: str) -> str:
-        return f"{cli_harness.database}.{each.replace('.', '_').lower()}"
+        return f"{cli_harness.database}.{table_name(each)}"
 
     loaded, quarantined, *clean_loaded = cli_harness.query_cli_all(
         f"SELECT _kafka_partition AS p, _kafka_offset AS o, n FROM {table_of(topic)}",
@@ -198,7 +199,7 @@ def test_killed_runs_over_a_transactional_topic_load_each_committed_record_once_
     killed_runs(
         cli_harness, ("after_staging", "after_manifest", "after_first_move"), lambda _: produce(5, 3), 8.0
     )
-    table = f"{cli_harness.database}.{topic.replace('.', '_').lower()}"
+    table = f"{cli_harness.database}.{table_name(topic)}"
     loaded = cli_harness.query_cli(
         f"SELECT _kafka_partition AS p, _kafka_offset AS o, n, target FROM {table}"
     )
