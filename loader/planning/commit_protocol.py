@@ -163,10 +163,16 @@ class CommitLog:
                 applied.add(int(stem))
         return sorted(manifests), applied
 
-    def recover(self) -> Manifest:
+    def recover(self, before_completing: Callable[[], None] = lambda: None) -> Manifest:
         """Completes every committed run, drops uncommitted ones; returns the newest manifest (its seq,
-        offsets and Kafka identity), or an empty one of seq 0 when nothing was ever committed."""
+        offsets and Kafka identity), or an empty one of seq 0 when nothing was ever committed.
+
+        `before_completing` runs once, before the first committed run is completed, and only if one is
+        left to complete: a check the completion needs (the job's claim of its database) that a run with
+        nothing to complete need not pay for."""
         manifests, applied = self._sequences()
+        if set(manifests) - applied:
+            before_completing()
         latest: Manifest | None = None
         for seq in manifests:
             manifest = Manifest.from_json(self.store.read_text(self._manifest_path(seq)))
