@@ -225,12 +225,12 @@ def audit(config: Path | None, report_json: Path | None, **flags: Any) -> None:
     settings = _settings(config, **flags)
     from loader import job
     from loader.operations import audit as audit_module
-    from loader.warehouse_layout import WarehouseMismatch
+    from loader.warehouse_layout import MetastoreUnavailable, WarehouseMismatch
 
     spark = job.spark_for(settings)
     try:
         report = audit_module.audit(settings, spark, job.QUARANTINE_TABLE)
-    except WarehouseMismatch as exc:
+    except (WarehouseMismatch, MetastoreUnavailable) as exc:
         Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {exc}")
         sys.exit(1)
     finally:

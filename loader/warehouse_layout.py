@@ -11,7 +11,8 @@ the database or any of its tables lives elsewhere.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from pyspark.sql import SparkSession
@@ -21,6 +22,32 @@ from loader.planning.state_store import StateStore
 
 class WarehouseMismatch(RuntimeError):
     """The metastore places the run's database or tables outside its warehouse; nothing was loaded."""
+
+
+class MetastoreUnavailable(RuntimeError):
+    """Spark could not open the Hive metastore for a command's first call to it; nothing was done."""
+
+
+# Hive's client wraps every failure to open the metastore in this one error: a metastore service that does
+# not answer (after the client's own retries), or an embedded Derby database that another JVM has open.
+_UNREACHABLE = "Unable to instantiate org.apache.hadoop.hive.ql.metadata.SessionHiveMetaStoreClient"
+
+
+@contextmanager
+def first_metastore_call(spark: SparkSession, consequence: str) -> Iterator[None]:
+    """Turns Hive's error for a metastore it cannot open into MetastoreUnavailable, which names the
+    metastore and says `consequence` (what that means for the command's work)."""
+    try:
+        yield
+    except Exception as exc:
+        if _UNREACHABLE not in str(exc):
+            raise
+        uri = spark.sparkContext.getConf().get("spark.hadoop.hive.metastore.uris")
+        where = uri or "embedded, unless a hive-site.xml names another; another process may have it open"
+        raise MetastoreUnavailable(
+            f"the Hive metastore could not be opened ({where}). {consequence} "
+            f"({str(exc).splitlines()[0][:300]})"
+        ) from exc
 
 
 @dataclass(frozen=True)
@@ -91,9 +118,11 @@ def raise_misplaced_tables(
 
 def check_layout(spark: SparkSession, store: StateStore, warehouse: str, database: str) -> str:
     """Raises WarehouseMismatch when the metastore has the database or a table of it outside this
-    warehouse; returns the database's expected location."""
+    warehouse (MetastoreUnavailable when it cannot be opened); returns the database's expected location."""
     expected = store.qualified(expected_database_location(warehouse, database))
-    problems = layout_problems(database, warehouse, expected, metastore_locations(spark, store, database))
+    with first_metastore_call(spark, "Nothing was done."):
+        found = metastore_locations(spark, store, database)
+    problems = layout_problems(database, warehouse, expected, found)
     if problems:
         raise WarehouseMismatch(" ".join(problems))
     return expected
@@ -102,10 +131,14 @@ def check_layout(spark: SparkSession, store: StateStore, warehouse: str, databas
 def claim_database(spark: SparkSession, store: StateStore, warehouse: str, database: str) -> None:
     """Checks that the metastore has the database in this warehouse (raises WarehouseMismatch), or
     creates it there. A run checks the tables it writes itself (`raise_misplaced_tables`), from the one
-    metastore request it makes for them anyway."""
+    metastore request it makes for them anyway. The run's first metastore call: raises
+    MetastoreUnavailable when the metastore cannot be opened."""
     expected = store.qualified(expected_database_location(warehouse, database))
-    catalog = spark._jsparkSession.sessionState().catalog().externalCatalog()
-    if catalog.databaseExists(database):
+    consequence = "Nothing was loaded: the new records stay in Kafka and the next run loads them."
+    with first_metastore_call(spark, consequence):
+        catalog = spark._jsparkSession.sessionState().catalog().externalCatalog()
+        exists = catalog.databaseExists(database)
+    if exists:
         found = Locations(store.qualified(str(catalog.getDatabase(database).locationUri().toString())), {})
         problems = layout_problems(database, warehouse, expected, found)
         if problems:

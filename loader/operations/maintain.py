@@ -49,7 +49,7 @@ from loader.planning.state_store import StateStore
 from loader.report import EXIT_FAILED, EXIT_LOCKED
 from loader.spark_errors import first_line
 from loader.spark_session import forget_cached_tables
-from loader.warehouse_layout import WarehouseMismatch, check_layout
+from loader.warehouse_layout import MetastoreUnavailable, WarehouseMismatch, check_layout
 
 COMPACTED_DIR = "_compacted"  # under a table's directory; `_` keeps it out of every reader's listing
 # Where tests kill `loader maintain` (LOADER_CRASH_AT), besides anywhere by time.
@@ -105,7 +105,7 @@ def maintain(
         _maintain(settings, spark, store, report, now)
     except LockHeld as held:
         report.error, report.locked = str(held), True
-    except WarehouseMismatch as exc:
+    except (WarehouseMismatch, MetastoreUnavailable) as exc:
         report.error = str(exc)
     except Exception as exc:  # what was switched stays switched; the records say what is left to do
         report.error = f"maintenance stopped: {type(exc).__name__}: {first_line(exc, 500)}"

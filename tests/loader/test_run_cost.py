@@ -17,6 +17,8 @@ from loader.formats.hive.table_alter import table_data_schema
 from loader.operations.audit import audit
 from loader.reading import topic_read
 from loader.schema.column_defaults import EXISTS_DEFAULT
+from loader.schema.naming import table_name
+from tests.fixtures.ports import free_port
 from tests.loader.harness import Harness, record_schema
 
 pytestmark = pytest.mark.integration
@@ -103,6 +105,35 @@ def test_a_backlog_is_loaded_in_bounded_runs_each_its_own_commit(
     audit_records = (harness.warehouse / "_loader_state" / harness.database / "audit").glob("*.json")
     assert len(list(audit_records)) == 3  # three committed runs, each with its record of what it read
     assert [w for w in audit(harness.settings(), spark, "loader_quarantine").windows if not w.ok] == []
+
+
+def test_a_run_with_nothing_to_load_needs_no_metastore_and_one_with_records_names_it_and_loses_nothing(
+    cli_harness: Harness,
+) -> None:
+    topic = cli_harness.topic()
+    cli_harness.produce(topic, V1, [{"n": 1}])
+    assert cli_harness.run_cli().returncode == 0
+    down = f"thrift://127.0.0.1:{free_port()}"  # nothing listens there
+
+    quiet = cli_harness.run_cli("--metastore-uri", down)
+
+    assert quiet.returncode == 0, quiet.stdout[-3000:] + quiet.stderr[-3000:]
+    assert "up to date" in quiet.stdout
+
+    cli_harness.produce(topic, V1, [{"n": 2}])
+    refused = cli_harness.run_cli("--metastore-uri", down)
+    assert refused.returncode == 1, refused.stdout[-3000:] + refused.stderr[-3000:]
+    said = " ".join(refused.stdout.split())  # the report's lines are wrapped to the console's width
+    assert f"the Hive metastore could not be opened ({down}). Nothing was loaded" in said
+    for command in ("audit", "maintain"):  # the other commands that need the metastore say it alike
+        stopped = cli_harness.run_cli("--metastore-uri", down, command=command)
+        said = " ".join((stopped.stdout + stopped.stderr).split())
+        assert stopped.returncode == 1, said[-3000:]
+        assert f"the Hive metastore could not be opened ({down}). Nothing was done." in said
+
+    assert cli_harness.run_cli().returncode == 0  # the metastore back: the record comes, once
+    rows = cli_harness.query_cli(f"SELECT n FROM {cli_harness.database}.{table_name(topic)} ORDER BY n")
+    assert [r["n"] for r in rows] == [1, 2]
 
 
 def test_until_caught_up_from_the_command_line_writes_every_runs_report(cli_harness: Harness) -> None:

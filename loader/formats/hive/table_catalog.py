@@ -10,6 +10,7 @@ once would collide), under the catalog's lock.
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from collections.abc import Iterable
@@ -44,7 +45,12 @@ class TableCatalog:
         self.database = database
         self.lock = threading.Lock()
         self._tables: dict[str, KnownTable | None] = {}
-        self._external = spark._jsparkSession.sessionState().catalog().externalCatalog()
+
+    @functools.cached_property
+    def _external(self):  # type: ignore[no-untyped-def]
+        """Spark's metastore client, asked for on first use: the first ask starts the metastore
+        connection (the embedded metastore itself), which a run with nothing to load never needs."""
+        return self.spark._jsparkSession.sessionState().catalog().externalCatalog()
 
     def load(self, tables: Iterable[str]) -> None:
         """Fetches the tables (unqualified names) that exist among `tables`, in one metastore call."""
