@@ -24,9 +24,9 @@ everything). Prints a Markdown table per scenario, with the ratios the targets a
   the warehouse on HDFS, the metastore on PostgreSQL) as docs/loader.md shows it;
 - paired: `--paired-topics` topics x `--records-per-topic` loaded by this checkout's `loader run` and by
   `--against`'s, as processes in turn on the same new records: a first run each, then `--rounds` next
-  runs, which of the two goes first alternating from round to round. `--this-env NAME=VALUE` (repeated)
-  adds to the environment of this checkout's runs, e.g. `LOADER_DRIVER_JIT=full`; with `--against .`
-  the pair compares such settings alone.
+  runs, which of the two goes first alternating from round to round, and `--quiet-rounds` runs with
+  nothing new. `--this-env NAME=VALUE` (repeated) adds to the environment of this checkout's runs, e.g.
+  `LOADER_DRIVER_JIT=full`; with `--against .` the pair compares such settings alone.
 
 `--code-dir` measures another checkout's loader (e.g. the code before a change) with the same script,
 broker and registry, for before/after rows from one machine. `paired` puts the two side by side in one
@@ -483,18 +483,32 @@ def cluster(bench: Bench, records: int, partitions: int, rounds: int = 2) -> Non
 
 
 def paired(
-    bench: Bench, other: Path, topics: int, per_topic: int, rounds: int, this_env: dict[str, str]
+    bench: Bench,
+    other: Path,
+    topics: int,
+    per_topic: int,
+    rounds: int,
+    this_env: dict[str, str],
+    quiet_rounds: int = 0,
 ) -> None:
     """This checkout's `loader run` against another's, each into a database of its own, both reading the
-    same new records in every round. `this_env`: more environment of this checkout's runs (with
-    `other` this same checkout, the pair compares those settings alone)."""
+    same new records in every round, then `quiet_rounds` runs each with nothing new (what most cron
+    ticks of a quiet deployment are). `this_env`: more environment of this checkout's runs (with `other`
+    this same checkout, the pair compares those settings alone)."""
     small = setup_topics(bench, [f"paired_{i:04d}" for i in range(topics)], 1, True)
-    include, expected = "paired_\\d{4}", topics * per_topic
+    include = "paired_\\d{4}"
     checkouts = {"other checkout": other, "this checkout": bench.code_dir}
-    for round_ in range(rounds + 1):
-        produce_to(bench, small, per_topic, True, round_ + 1)
+    for round_ in range(rounds + 1 + quiet_rounds):
+        quiet = round_ > rounds
+        if not quiet:
+            produce_to(bench, small, per_topic, True, round_ + 1)
+        expected = 0 if quiet else topics * per_topic
         label = f"{topics} x {per_topic}, " + (
-            "first run (tables created)" if round_ == 0 else f"next run {round_}"
+            "first run (tables created)"
+            if round_ == 0
+            else f"quiet run {round_ - rounds}"
+            if quiet
+            else f"next run {round_}"
         )
         seconds = {}
         for name in sorted(checkouts, reverse=bool(round_ % 2)):
@@ -595,6 +609,9 @@ def main() -> None:
     parser.add_argument("--paired-topics", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=4, help="next runs of the paired scenario")
     parser.add_argument(
+        "--quiet-rounds", type=int, default=0, help="runs with nothing new after the paired scenario's rounds"
+    )
+    parser.add_argument(
         "--this-env",
         action="append",
         default=[],
@@ -651,6 +668,7 @@ def main() -> None:
                             args.records_per_topic,
                             args.rounds,
                             dict(args.this_env),
+                            args.quiet_rounds,
                         )
                     elif scenario == "formats":
                         formats(
