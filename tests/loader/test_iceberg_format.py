@@ -22,6 +22,7 @@ from pyspark.sql.types import (
 from loader.formats.iceberg import cumulative, held_in, summary_key, summary_value
 from loader.formats.iceberg_schema import AddColumn, WidenColumn, iceberg_name, schema_updates
 from loader.schema.column_defaults import Default
+from loader.schema.naming import table_name
 from loader.schema.table_evolution import UnrepresentableChange, plan_evolution
 from tests.loader.harness import Harness, record_schema
 
@@ -117,7 +118,7 @@ def test_iceberg_tables_load_evolve_and_say_their_offsets(cli_harness: Harness) 
     second = cli_harness.run_cli()
     assert second.returncode == 0, second.stdout[-3000:] + second.stderr[-3000:]
 
-    table = f"{cli_harness.database}.{topic.replace('.', '_').lower()}"
+    table = f"{cli_harness.database}.{table_name(topic)}"
     rows, described, snapshots = cli_harness.query_cli_all(
         f"SELECT _kafka_partition AS p, _kafka_offset AS o, n, address.zip AS zip, channel FROM {table}",
         f"DESCRIBE TABLE EXTENDED {table}",

@@ -25,6 +25,7 @@ from rich.console import Console
 from loader.operations import status
 from loader.operations.audit import audit
 from loader.report import TopicReport
+from loader.schema.naming import table_name
 from tests.loader.harness import Harness, committed_offsets
 from tests.loader.test_run_process import killed_runs
 
@@ -96,7 +97,7 @@ def only(report: Any, topic: str) -> TopicReport:
 
 
 def table(harness: Harness, topic: str, suffix: str = "") -> str:
-    return f"{harness.database}.{topic.replace('.', '_').lower()}{suffix}"
+    return f"{harness.database}.{table_name(topic)}{suffix}"
 
 
 def rows(spark: SparkSession, name: str, columns: str) -> list[tuple[Any, ...]]:

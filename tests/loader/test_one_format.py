@@ -10,6 +10,7 @@ import pytest
 
 from loader.formats.one_format import MixedTableFormats, format_of_metastore_table, raise_mixed_formats
 from loader.report import EXIT_FAILED
+from loader.schema.naming import table_name
 from tests.loader.harness import Harness, record_schema
 
 EVENT = record_schema("Event", [{"name": "n", "type": "long"}])
@@ -50,7 +51,7 @@ def test_a_hive_run_refuses_iceberg_tables_and_the_next_iceberg_run_loads_what_i
     cli_harness.produce(topic, EVENT, [{"n": i} for i in range(3, 5)])
     cli_harness.table_format = "hive"
     refused = cli_harness.run_cli()
-    table = f"{cli_harness.database}.{topic.replace('.', '_').lower()}"
+    table = f"{cli_harness.database}.{table_name(topic)}"
     assert refused.returncode == EXIT_FAILED
     said = " ".join(refused.stdout.split())  # as printed, wrapped to the terminal's width
     assert f"{table} is an Iceberg table. Nothing was loaded" in said

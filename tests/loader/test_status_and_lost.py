@@ -8,6 +8,7 @@ from pyspark.sql import SparkSession
 from rich.console import Console
 
 from loader.operations import status
+from loader.schema.naming import table_name
 from tests.loader.harness import Harness, record_schema
 
 pytestmark = pytest.mark.integration
@@ -26,7 +27,7 @@ def test_status_shows_saved_end_and_lag(harness: Harness, spark: SparkSession) -
     assert status.show(harness.settings(), console, spark) == 0
     lines = {line.split("│")[1].strip(): line for line in console.export_text().splitlines() if "│" in line}
     assert [cell.strip() for cell in lines[loaded].split("│")[2:7]] == [
-        f"{harness.database}.{loaded.replace('.', '_')}", "2", "4", "7", "3",
+        f"{harness.database}.{table_name(loaded)}", "2", "4", "7", "3",
     ]  # fmt: skip
     assert [cell.strip() for cell in lines[never].split("│")[2:7]] == ["- (never loaded)", "1", "-", "2", "2"]
 

@@ -218,7 +218,7 @@ def test_a_group_whose_query_fails_is_loaded_topic_by_topic(
     result: dict[str, RunReport] = {}
     running = threading.Thread(target=lambda: result.update(report=harness.run(spark)))
     running.start()
-    table = f"{harness.database}.{trimmed.replace('.', '_').lower()}"
+    table = f"{harness.database}.{table_name(trimmed)}"
     deadline = time.monotonic() + 120
     while not spark.catalog.tableExists(table):  # made ready by the group, which now pauses
         assert running.is_alive() and time.monotonic() < deadline, result
