@@ -4,9 +4,10 @@ The loader keeps its offsets in the warehouse (`<warehouse>/_loader_state`), but
 is decided by the metastore: by the location of its database, recorded when the database was created. A
 metastore shared by two warehouses (or pointed at the wrong one) would send one warehouse's rows into the
 other's folder while the offsets are saved in the first: data where nobody looks for it, and lost when
-that other warehouse is deleted. So every run first claims its database: creates it at
-`<warehouse>/<database>.db` when it does not exist, and otherwise stops, before anything is staged, when
-the database or any of its tables lives elsewhere.
+that other warehouse is deleted. So every run that writes (a topic to load, or a committed run to
+complete) first claims its database: creates it at `<warehouse>/<database>.db` when it does not exist,
+and otherwise stops, before anything is staged, when the database or any of its tables lives elsewhere.
+A run with nothing to write makes no metastore call at all.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ _UNREACHABLE = "Unable to instantiate org.apache.hadoop.hive.ql.metadata.Session
 
 
 @contextmanager
-def first_metastore_call(spark: SparkSession, consequence: str) -> Iterator[None]:
+def _first_metastore_call(spark: SparkSession, consequence: str) -> Iterator[None]:
     """Turns Hive's error for a metastore it cannot open into MetastoreUnavailable, which names the
     metastore and says `consequence` (what that means for the command's work)."""
     try:
@@ -120,7 +121,7 @@ def check_layout(spark: SparkSession, store: StateStore, warehouse: str, databas
     """Raises WarehouseMismatch when the metastore has the database or a table of it outside this
     warehouse (MetastoreUnavailable when it cannot be opened); returns the database's expected location."""
     expected = store.qualified(expected_database_location(warehouse, database))
-    with first_metastore_call(spark, "Nothing was done."):
+    with _first_metastore_call(spark, "Nothing was done."):
         found = metastore_locations(spark, store, database)
     problems = layout_problems(database, warehouse, expected, found)
     if problems:
@@ -135,7 +136,7 @@ def claim_database(spark: SparkSession, store: StateStore, warehouse: str, datab
     MetastoreUnavailable when the metastore cannot be opened."""
     expected = store.qualified(expected_database_location(warehouse, database))
     consequence = "Nothing was loaded: the new records stay in Kafka and the next run loads them."
-    with first_metastore_call(spark, consequence):
+    with _first_metastore_call(spark, consequence):
         catalog = spark._jsparkSession.sessionState().catalog().externalCatalog()
         exists = catalog.databaseExists(database)
     if exists:
