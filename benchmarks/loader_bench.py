@@ -503,13 +503,13 @@ def paired(
         if not quiet:
             produce_to(bench, small, per_topic, True, round_ + 1)
         expected = 0 if quiet else topics * per_topic
-        label = f"{topics} x {per_topic}, " + (
-            "first run (tables created)"
-            if round_ == 0
-            else f"quiet run {round_ - rounds}"
-            if quiet
-            else f"next run {round_}"
-        )
+        if round_ == 0:
+            which = "first run (tables created)"
+        elif quiet:
+            which = f"quiet run {round_ - rounds}"
+        else:
+            which = f"next run {round_}"
+        label = f"{topics} x {per_topic}, {which}"
         seconds = {}
         for name in sorted(checkouts, reverse=bool(round_ % 2)):
             database = "paired_" + name.split()[0]
