@@ -72,7 +72,7 @@ def maintain_table(
         f"where => \"`{column}` < TIMESTAMP '{_sql_time(bound)}'\", options => map({_map(options)}))"
     ).first()
     older_than = now - timedelta(minutes=settings.maintain_snapshot_retention_minutes)
-    offsets_at = newest_offsets_snapshot_time(iceberg_table)
+    offsets_at = newest_offsets_snapshot_time(spark, iceberg_table)
     if offsets_at is not None:
         older_than = min(older_than, offsets_at)
     expired = spark.sql(
@@ -97,11 +97,11 @@ def maintain_table(
     )
 
 
-def newest_offsets_snapshot_time(iceberg_table) -> datetime | None:  # type: ignore[no-untyped-def]
+def newest_offsets_snapshot_time(spark: SparkSession, iceberg_table) -> datetime | None:  # type: ignore[no-untyped-def]
     """When the newest snapshot carrying the loader's offsets was committed (compactions carry none);
     None when no snapshot carries them."""
-    snapshot = newest_loader_snapshot(iceberg_table)
-    return None if snapshot is None else datetime.fromtimestamp(snapshot.timestampMillis() / 1000, UTC)
+    snapshot = newest_loader_snapshot(spark, iceberg_table)
+    return None if snapshot is None else datetime.fromtimestamp(snapshot.timestamp_millis / 1000, UTC)
 
 
 def _time_partition(iceberg_table) -> tuple[str, bool]:  # type: ignore[no-untyped-def]

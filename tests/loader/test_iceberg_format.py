@@ -5,8 +5,10 @@ metastore."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 import pytest
+from pyspark.sql import SparkSession
 from pyspark.sql.types import (
     ArrayType,
     BinaryType,
@@ -19,7 +21,7 @@ from pyspark.sql.types import (
     StructType,
 )
 
-from loader.formats.iceberg import cumulative, held_in, summary_key, summary_value
+from loader.formats.iceberg import IcebergFormat, cumulative, held_in, summary_key, summary_value
 from loader.formats.iceberg_schema import AddColumn, WidenColumn, iceberg_name, schema_updates
 from loader.schema.column_defaults import Default
 from loader.schema.naming import table_name
@@ -145,3 +147,48 @@ def test_iceberg_tables_load_evolve_and_say_their_offsets(cli_harness: Harness) 
     status = cli_harness.run_cli(command="status", env={"COLUMNS": "400"})  # whole topic names
     assert status.returncode == 0, status.stdout[-3000:] + status.stderr[-3000:]
     assert topic in status.stdout
+
+
+@pytest.mark.integration
+def test_a_run_reads_an_iceberg_table_s_columns_once_and_as_spark_sees_them(
+    harness: Harness, spark: SparkSession, iceberg_spark: SparkSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pass used to read the table's metadata for its columns three times (twice making sure of the
+    table, once for its append); a run now reads them once per table, and once more only after its own
+    DDL changed them."""
+    reads: Counter[str] = Counter()
+    read_schema = IcebergFormat._read_schema
+
+    def counted(self: IcebergFormat, table: str) -> StructType | None:
+        reads[table] += 1
+        return read_schema(self, table)
+
+    monkeypatch.setattr(IcebergFormat, "_read_schema", counted)
+    harness.table_format = "iceberg"
+    topic = harness.topic()
+    table = table_name(topic)
+    try:
+        batches = [
+            (EVENT_V1, [{"n": i, "address": {"city": f"c{i}"}} for i in range(3)]),
+            (EVENT_V2, [{"n": 3, "address": {"city": "x", "zip": "z"}, "channel": "app"}]),
+            (EVENT_V2, [{"n": 4, "address": {"city": "y"}, "channel": "web"}]),
+        ]
+        actions = []
+        for version, records in batches:
+            harness.produce(topic, version, records)
+            reads.clear()
+            report = harness.run(iceberg_spark)
+            assert report.exit_code == 0, report.to_json()
+            actions.append((report.topics[0].table_action, dict(reads)))
+        # Created: looked for (absent), read back after the DDL; evolved: read, read back after the
+        # change; unchanged: read once.
+        assert actions == [("created", {table: 2}), ("evolved", {table: 2}), ("unchanged", {table: 1})]
+
+        qualified = f"{harness.database}.{table}"
+        iceberg_spark.catalog.refreshTable(qualified)
+        fresh = IcebergFormat(iceberg_spark, harness.database, "day")
+        assert fresh.data_schema(table) == iceberg_spark.table(qualified).schema  # comments, defaults too
+        rows = iceberg_spark.sql(f"SELECT n, channel FROM {qualified} ORDER BY n").collect()
+        assert [tuple(r) for r in rows] == [(0, "web"), (1, "web"), (2, "web"), (3, "app"), (4, "web")]
+    finally:  # an Iceberg run made its session the active one: later tests expect the Hive one's
+        spark._jvm.org.apache.spark.sql.SparkSession.setActiveSession(spark._jsparkSession)
