@@ -108,6 +108,9 @@ class IcebergFormat:
             return None
         iceberg_table = catalog.loadTable(identifier)
         iceberg_table.refresh()  # Iceberg's catalog caches tables: another application may have changed it
+        return self._spark_schema(iceberg_table)
+
+    def _spark_schema(self, iceberg_table) -> StructType:  # type: ignore[no-untyped-def]
         converted = self.spark._jvm.org.apache.iceberg.spark.SparkSchemaUtil.convert(iceberg_table.schema())
         return StructType.fromJson(json.loads(converted.json()))
 
@@ -177,7 +180,8 @@ class IcebergFormat:
                 **carried,
                 summary_key(append.topic): summary_value(append.topic_id, cumulative(held, append.offsets)),
             }
-            table_schema = self.data_schema(append.table)
+            # The columns of the metadata just read (a column added by hand meanwhile gets NULL).
+            table_schema = self._spark_schema(iceberg_table)
             writer = conformed(append.rows, table_schema).writeTo(self._qualified(append.table))
             for key, value in properties.items():
                 writer = writer.option(f"snapshot-property.{key}", value)
