@@ -5,17 +5,20 @@ the consumer a team would write by hand without Spark (confluent-kafka + fastavr
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 import struct
+import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import fastavro
 import pyarrow as pa
 import pyarrow.parquet as pq
 from confluent_kafka import Consumer, TopicPartition
-from loader_services import VERSIONS, http
+from loader_services import REPO_ROOT, VERSIONS, http
 
 # The consumer baseline's Parquet columns: the latest version, written by hand as such a consumer would.
 LATEST_ARROW_SCHEMA = pa.schema(
@@ -117,3 +120,34 @@ def _source_options(ranges: list[Any]) -> dict[str, str]:
         "startingOffsets": json.dumps(starting),
         "endingOffsets": json.dumps(ending),
     }
+
+
+def main() -> None:
+    """The limit as a whole process, the way `loader run` is measured beside it (the JVM's start and
+    Spark's session included): `python loader_baselines.py <bootstrap> <ranges as JSON> <out>`."""
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("bootstrap")
+    parser.add_argument("ranges", help='[{"topic": ..., "partition": ..., "start": ..., "end": ...}, ...]')
+    parser.add_argument("out", type=Path)
+    args = parser.parse_args()
+    sys.path.insert(0, str(REPO_ROOT))
+    from pyspark.sql import SparkSession
+
+    from loader.spark_session import connector_jars
+
+    spark = (
+        SparkSession.builder.master("local[2]")  # as `loader run` without a master
+        .config("spark.jars", ",".join(connector_jars()))
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .getOrCreate()
+    )
+    try:
+        ranges = [SimpleNamespace(**r) for r in json.loads(args.ranges)]
+        spark_raw_to_parquet(spark, args.bootstrap, ranges, args.out)
+    finally:
+        spark.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -291,6 +291,8 @@ def big(bench: Bench, records: int, partitions: int) -> None:
     bench.add(
         "big", Row("loader, in one process", records, bench.run_in_process("big", topic, records), limit)
     )
+    limit_process = "Spark raw bytes to Parquet, as a process (JVM start included)"
+    bench.add("big", Row(limit_process, records, spark_raw_process(bench, ranges)))
     seconds, _, peak = bench.run_process("big", topic, records)
     bench.add(
         "big",
@@ -298,13 +300,28 @@ def big(bench: Bench, records: int, partitions: int) -> None:
             "`loader run` process (JVM start included)",
             records,
             seconds,
-            limit,
+            limit_process,
             f"driver peak {peak / 1024:.0f} MiB",
         ),
     )
     out = bench.workdir / "consumer.parquet"
     seconds = timed(lambda: consumer_to_parquet(bench.bootstrap, bench.registry_url, ranges, out))
     bench.add("big", Row("confluent-kafka + fastavro + pyarrow", records, seconds, "loader, in one process"))
+
+
+def spark_raw_process(bench: Bench, ranges: list[Any]) -> float:
+    """The limit in a process of its own (`loader_baselines.py`), timed as `loader run` is: its seconds."""
+    spans = [{"topic": r.topic, "partition": r.partition, "start": r.start, "end": r.end} for r in ranges]
+    command = [
+        sys.executable, str(Path(__file__).resolve().parent / "loader_baselines.py"),
+        bench.bootstrap, json.dumps(spans), str(bench.workdir / "raw-process"),
+    ]  # fmt: skip
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=bench.workdir, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        sys.exit(f"the limit's process failed (exit {done.returncode}):\n{done.stderr.decode()[-3000:]}")
+    return seconds
 
 
 def offset_ranges(bench: Bench, topic: str, partitions: int) -> list[Any]:
