@@ -69,8 +69,8 @@ class IcebergFormat:
     # Appends to one table go one at a time (the quarantine's, from several topics' passes).
     _append_locks: dict[str, threading.Lock] = field(default_factory=dict)
     # The data columns of each table the run has looked at (None: no such table), kept current by the
-    # run's own DDL, as the Hive format's catalog does: a pass used to read the table's metadata for its
-    # schema three times (twice making sure of the table, once more for its append).
+    # run's own DDL, as the Hive format's catalog does: read once per run rather than by each step of
+    # each pass that needs them (making sure of the table, the offsets it holds).
     _schemas: dict[str, StructType | None] = field(default_factory=dict)
 
     def _qualified(self, table: str) -> str:
