@@ -153,9 +153,8 @@ def test_iceberg_tables_load_evolve_and_say_their_offsets(cli_harness: Harness) 
 def test_a_run_reads_an_iceberg_table_s_columns_once_and_as_spark_sees_them(
     harness: Harness, spark: SparkSession, iceberg_spark: SparkSession, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A pass used to read the table's metadata for its columns three times (twice making sure of the
-    table, once for its append); a run now reads them once per table, and once more only after its own
-    DDL changed them."""
+    """A run reads an Iceberg table's columns once, and again only after its own DDL changed them (not at
+    each step of each pass that needs them); what it keeps is Spark's own view of the table."""
     reads: Counter[str] = Counter()
     read_schema = IcebergFormat._read_schema
 
