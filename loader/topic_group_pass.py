@@ -136,18 +136,11 @@ def _of(member: int) -> str:
 
 def _decoded(raw: DataFrame, decodings: list[Decoding]) -> DataFrame:
     """Every topic's columns of `decode`, each computed only for its own topic's records."""
-    stage = raw.withColumns(
-        expressions(
-            {
-                "schema_id": decodings[0].schema_id,  # the header's id: every topic's alike
-                **{
-                    name: case_when([(_of(i), c)])
-                    for i, d in enumerate(decodings)
-                    for name, c in d.decoding.items()
-                },
-            }
-        )
-    )
+    identified = raw.withColumn("schema_id", F.expr(decodings[0].schema_id))  # every topic's alike
+    decoding = {
+        name: case_when([(_of(i), c)]) for i, d in enumerate(decodings) for name, c in d.decoding.items()
+    }
+    stage = identified.withColumns(expressions(decoding))
     return stage.withColumns(
         expressions(
             {name: case_when([(_of(i), c)]) for i, d in enumerate(decodings) for name, c in d.judging.items()}

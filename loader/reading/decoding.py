@@ -126,7 +126,16 @@ class FramedAvro:
         return case_when([(f"{identifier(decoded)} IS NULL", "NULL")], fields)
 
 
-def read_framed(column: str, schemas: SubjectSchemas) -> FramedAvro:
+def framed_schema_id_sql(column: str = "value") -> str:
+    """The writer schema id of the binary `column`, NULL when its bytes are not framed (SQL text)."""
+    return case_when([(_framed_sql(column), schema_id_sql(column))])
+
+
+def read_framed(column: str, schemas: SubjectSchemas, header_id: str | None = None) -> FramedAvro:
+    """`header_id`: a column that already holds `framed_schema_id_sql(column)`. Every writer schema's
+    branch and the verdicts test the id; read from the bytes in each of them, it is converted (to hex,
+    then from base 16) several times per record, a measurable share of a big topic's decoding
+    (benchmarks/README.md, "The header's schema id read once")."""
     reader, flagged = reader_schema(schemas.latest_schema)
     options = {
         "mode": "PERMISSIVE",
@@ -136,14 +145,13 @@ def read_framed(column: str, schemas: SubjectSchemas) -> FramedAvro:
         "enableStableIdentifiersForUnionType": "true",
     }
     bytes_ = identifier(column)
-    raw_id = schema_id_sql(column)
+    schema_id = identifier(header_id) if header_id else framed_schema_id_sql(column)
     body = f"substring({bytes_}, {HEADER_BYTES + 1}, length({bytes_}) - {HEADER_BYTES})"
     reading = string_map(options)
     decoded = case_when(
-        (f"{raw_id} = {writer_id}", f"from_avro({body}, {string_literal(writer_schema)}, {reading})")
+        (f"{schema_id} = {writer_id}", f"from_avro({body}, {string_literal(writer_schema)}, {reading})")
         for writer_id, writer_schema in sorted(schemas.writer_schemas.items())
     )
-    schema_id = case_when([(_framed_sql(column), raw_id)])
     ids = ", ".join(str(i) for i in sorted(schemas.writer_schemas))
     known = f"coalesce({schema_id} IN ({ids}), false)"
     failure = "flag" if flagged else "never" if _admits_null(schemas.latest_schema) else "null"
@@ -171,9 +179,9 @@ class DecodedNames:
 
 @dataclass(frozen=True)
 class Decoding:
-    """The columns of `decode` as two projections of Kafka rows, as SQL text by name: `decoding` decodes
-    each body once, `judging` reads the verdicts off what the first one decoded. `schema_id` is every
-    topic's alike."""
+    """The columns of `decode` as three projections of Kafka rows, as SQL text by name: `schema_id`
+    (the value's header id, every topic's alike) comes first, `decoding` decodes each body once by it,
+    `judging` reads the verdicts off what the second one decoded."""
 
     schema_id: str
     decoding: dict[str, str]
@@ -186,7 +194,7 @@ def decoding_columns(
     values: SubjectSchemas, keys: SubjectSchemas | None = None, names: DecodedNames = DecodedNames()
 ) -> Decoding:
     """The columns `decode` adds, under `names`."""
-    value = read_framed("value", values)
+    value = read_framed("value", values, header_id="schema_id")
     decoding = {names.event: value.decoded}
     judging: dict[str, str] = {}
     key_is_avro = key_failed = "false"
@@ -233,7 +241,7 @@ def decoding_columns(
             )
         )
     judging[names.bad_reason] = case_when(reasons)
-    return Decoding(value.schema_id, decoding, judging, names, keys is not None)
+    return Decoding(framed_schema_id_sql("value"), decoding, judging, names, keys is not None)
 
 
 def expressions(columns: dict[str, str]) -> dict[str, Column]:
@@ -246,12 +254,14 @@ def decode(raw: DataFrame, values: SubjectSchemas, keys: SubjectSchemas | None =
     undecodable value), the key as `key_string` (and `key_avro` with a key subject), and `bad_reason`
     (NULL for a good record).
 
-    Two projections: the first decodes, the second judges from the decoded columns. Spark does not merge
-    them (the decoded struct is used twice and is not cheap), so each body is decoded once. A filter
-    on `bad_reason` is still pushed below both and would decode every body again: a topic's write
-    filters through `rows_to_write`, which puts a barrier between."""
+    Three projections: the first reads the header's schema id, the second decodes by it, the third
+    judges from the decoded columns. Spark does not merge them (the id and the decoded struct are each
+    used more than once and are not cheap), so each header and each body is read once. A filter on
+    `bad_reason` is still pushed below them and would decode every body again: a topic's write filters
+    through `rows_to_write`, which puts a barrier between."""
     columns = decoding_columns(values, keys)
-    stage = raw.withColumns(expressions({"schema_id": columns.schema_id, **columns.decoding}))
+    identified = raw.withColumn("schema_id", F.expr(columns.schema_id))
+    stage = identified.withColumns(expressions(columns.decoding))
     judged = stage.withColumns(expressions(columns.judging))
     return judged.drop(KEY_DECODED) if keys is not None else judged
 

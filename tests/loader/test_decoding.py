@@ -1,11 +1,12 @@
-"""Decoding as a pass writes it, on Kafka-shaped rows made here: each record's body is decoded once (the
-filter that leaves out bad records must not decode it again), the rows and counts are right, and building
-a topic's query costs few calls into the JVM."""
+"""Decoding as a pass writes it, on Kafka-shaped rows made here: each record's header and body are read
+once (the filter that leaves out bad records must not decode it again), the rows and counts are right, and
+building a topic's query costs few calls into the JVM."""
 
 from __future__ import annotations
 
 import io
 import json
+import re
 import threading
 import uuid
 from collections.abc import Iterator
@@ -52,6 +53,12 @@ def from_avro_calls(frame: Any) -> int:
     return str(frame._jdf.queryExecution().executedPlan().toString()).count("from_avro(")
 
 
+def value_header_reads(frame: Any) -> int:
+    """How many times the executed plan reads the schema id off a value's header bytes."""
+    plan = str(frame._jdf.queryExecution().executedPlan().toString())
+    return len(re.findall(r"substring\(value#\d+, 2, 4\)", plan))
+
+
 @pytest.mark.parametrize("keys", [None, KEYS], ids=["value only", "with a key subject"])
 def test_each_record_is_decoded_once_and_bad_records_are_left_out_and_counted(
     spark: SparkSession, keys: SubjectSchemas | None
@@ -70,6 +77,7 @@ def test_each_record_is_decoded_once_and_bad_records_are_left_out_and_counted(
 
     writer_schemas = len(VALUES.writer_schemas) + (len(keys.writer_schemas) if keys else 0)
     assert from_avro_calls(rows) == writer_schemas
+    assert value_header_reads(rows) == 1, "every writer schema's branch and verdict tests one id"
     collected = rows.collect()
     got = sorted((r["_kafka_offset"], r["n"], r["unit"]) for r in collected)
     assert got == [(1, 2, "F"), (4, 4, "K")]
