@@ -94,10 +94,6 @@ def _framed_sql(column: str) -> str:
     return f"(length({bytes_}) >= {HEADER_BYTES} AND substring({bytes_}, 1, 1) = {binary_literal(MAGIC)})"
 
 
-def _framed(column: str) -> Column:
-    return F.expr(_framed_sql(column))
-
-
 @dataclass(frozen=True)
 class FramedAvro:
     """What one binary column holds when read as Confluent-framed Avro of a subject (SQL text)."""
@@ -366,7 +362,7 @@ def foreign_schema_ids(decoded: DataFrame, schemas: SubjectSchemas, limit: int) 
 def framed_schema_ids(raw: DataFrame, excluded: Collection[int], limit: int) -> list[int]:
     """The distinct schema ids in the framed values of Kafka rows `raw`, leaving out `excluded` (at most
     `limit` of them)."""
-    found = F.when(_framed("value"), schema_id_column()).alias("schema_id")
+    found = F.expr(framed_schema_id_sql("value")).alias("schema_id")
     wanted = F.col("schema_id").isNotNull()
     if excluded:
         wanted &= ~F.col("schema_id").isin(sorted(excluded))
