@@ -86,6 +86,12 @@ def common_options(command: Any) -> Any:
             help="The driver JVM's JIT: quick (C1 alone; default) or full (the JVM's own tiered JIT).",
         ),
         click.option(
+            "--driver-class-archive-dir",
+            envvar="LOADER_DRIVER_CLASS_ARCHIVE_DIR",
+            help="Local directory to keep the driver JVM's class archive in between runs: each run "
+            "starts seconds sooner (the first one writes it, about 200 MB). Default: none.",
+        ),
+        click.option(
             "--table-format",
             type=click.Choice(["hive", "iceberg"]),
             envvar="LOADER_TABLE_FORMAT",

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from datetime import timedelta
@@ -50,6 +51,9 @@ class LoaderSettings:
     # The JIT of the driver JVM the loader starts (see docs/loader.md, "The JIT of a fresh JVM"): quick
     # compiles with C1 alone, which a run over many small topics gains by; full is the JVM's default.
     driver_jit: Literal["quick", "full"] = "quick"
+    # A local directory where the driver JVM's class archive is kept between runs, so that each run's JVM
+    # maps its classes instead of loading them from the jars (see loader.driver_class_archive). None: off.
+    driver_class_archive_dir: str | None = None
     metadata_timeout_s: float = 30.0  # how long Kafka and the registry may take to answer a question
     # `loader maintain` (see `loader.operations`): a closed partition (its time span ended at least
     # `maintain_min_age_minutes` ago) of more than `maintain_min_files` files under
@@ -108,7 +112,20 @@ class LoaderSettings:
         # Local paths are made absolute against the directory the loader was started from: Spark's JVM
         # runs elsewhere (see `loader.spark_session`) and would read a relative path against its own.
         state_dir = absolute_if_local(self.state_dir) if self.state_dir else None
-        return replace(self, warehouse=absolute_if_local(self.warehouse), state_dir=state_dir)
+        archive_dir = self.driver_class_archive_dir
+        if archive_dir and is_uri(archive_dir):
+            raise ValueError(f"the driver class archive directory must be a local path, not {archive_dir!r}")
+        if archive_dir and os.pathsep in archive_dir:
+            # The JVM reads `-XX:SharedArchiveFile` as a list of archives separated by it.
+            raise ValueError(
+                f"the driver class archive directory must not contain {os.pathsep!r}: {archive_dir!r}"
+            )
+        return replace(
+            self,
+            warehouse=absolute_if_local(self.warehouse),
+            state_dir=state_dir,
+            driver_class_archive_dir=str(Path(archive_dir).absolute()) if archive_dir else None,
+        )
 
     def compaction_policy(self) -> CompactionPolicy:
         return CompactionPolicy(
@@ -123,11 +140,13 @@ class LoaderSettings:
         return timedelta(minutes=self.maintain_grace_minutes)
 
 
+def is_uri(location: str) -> bool:
+    return "://" in location or location.startswith("file:")
+
+
 def absolute_if_local(location: str) -> str:
     """A local path made absolute; a URI (`hdfs://`, `s3a://`, `file:`) left as it is."""
-    if "://" in location or location.startswith("file:"):
-        return location
-    return str(Path(location).absolute())
+    return location if is_uri(location) else str(Path(location).absolute())
 
 
 def read_config_file(path: Path) -> dict[str, Any]:

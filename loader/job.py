@@ -18,6 +18,7 @@ import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
+from pathlib import Path
 
 from pyspark.sql import SparkSession
 from rich.console import Console
@@ -93,6 +94,9 @@ def spark_for(settings: LoaderSettings) -> SparkSession:
             },
             extra_jars=tuple(jars),
             driver_java_options=DRIVER_JIT[settings.driver_jit],
+            class_archive_dir=(
+                Path(settings.driver_class_archive_dir) if settings.driver_class_archive_dir else None
+            ),
         )
     )
     spark.sparkContext.setLogLevel("ERROR")

@@ -24,7 +24,18 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pyspark import SparkContext
 from pyspark.sql import SparkSession
+
+from loader.driver_class_archive import (
+    CLASSPATH_ENV,
+    ClassArchive,
+    archive_key,
+    java_installation,
+    keep_at_exit,
+    spark_installation,
+    usable_archive,
+)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 # The embedded Derby metastore's directory inside a local warehouse (Derby's `metastore_db` and
@@ -55,6 +66,9 @@ class SparkSettings:
     extra_jars: tuple[str, ...] = ()
     # Options of the driver JVM, when this process starts it (not under spark-submit, whose driver is up).
     driver_java_options: tuple[str, ...] = ()
+    # Where the driver JVM's class archive is kept between runs (see loader.driver_class_archive); None:
+    # no archive, every JVM loads its classes from the jars.
+    class_archive_dir: Path | None = None
 
 
 def _jars_base(jars_dir: Path | None) -> Path:
@@ -240,6 +254,11 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
         conf["spark.driver.host"] = "127.0.0.1"
         conf["spark.driver.bindAddress"] = "127.0.0.1"
     java_options = list(settings.driver_java_options)
+    starts_jvm = not submitted and SparkContext._gateway is None
+    archive = _class_archive(settings) if starts_jvm and settings.class_archive_dir else None
+    writing_archive = archive is not None and archive.missing()
+    if archive is not None:
+        java_options += archive.java_options(writing_archive)
     jars = connector_jars(settings.jars_dir) + list(settings.extra_jars)
     if jars and not submitted:
         conf["spark.jars"] = ",".join(jars)
@@ -264,7 +283,26 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
     for key, value in conf.items():
         builder = builder.config(key, value)
     with _private_working_directory():
-        return builder.enableHiveSupport().getOrCreate()
+        spark = builder.enableHiveSupport().getOrCreate()
+    if archive is not None and writing_archive:
+        keep_at_exit(archive, spark.sparkContext._gateway.proc)
+    return spark
+
+
+def _class_archive(settings: SparkSettings) -> ClassArchive | None:
+    """The driver's class archive for these settings: keyed by what the JVM's classes come from and by
+    the options that decide whether an archive maps (not the per-warehouse ones, such as Derby's home)."""
+    assert settings.class_archive_dir is not None
+    key = archive_key(
+        [
+            java_installation(),
+            spark_installation(),
+            *(f"{name}={os.environ.get(name, '')}" for name in CLASSPATH_ENV),
+            settings.extra_conf.get("spark.driver.extraClassPath", ""),
+            *settings.driver_java_options,
+        ]
+    )
+    return usable_archive(settings.class_archive_dir, key)
 
 
 def forget_cached_tables(spark: SparkSession) -> None:

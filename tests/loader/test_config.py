@@ -61,6 +61,8 @@ def test_missing_required_settings_are_a_usage_error() -> None:
         ({"table_format": "delta"}, "table format must be 'hive' or 'iceberg'"),
         ({"iceberg_catalog": "glue"}, "Iceberg catalog must be 'hive' or 'hadoop'"),
         ({"driver_jit": "c2"}, "driver JIT must be 'quick' or 'full'"),
+        ({"driver_class_archive_dir": "hdfs://nn/jvm"}, "class archive directory must be a local path"),
+        ({"driver_class_archive_dir": "/var/a:b"}, "class archive directory must not contain ':'"),
     ],
 )
 def test_invalid_values_are_refused(override: dict, message: str) -> None:
@@ -153,3 +155,21 @@ def test_driver_jit_from_flag_environment_and_file(tmp_path: Path) -> None:
     )
     assert result.exit_code == 2
     assert "'c2' is not one of 'quick', 'full'" in result.output
+
+
+def test_driver_class_archive_dir_is_off_by_default_and_made_absolute(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "loader.toml"
+    config.write_text('bootstrap-servers = "k"\nregistry-url = "http://r"\nwarehouse = "/w"\n')
+    assert _settings(config).driver_class_archive_dir is None  # nothing written unless asked
+    monkeypatch.chdir(tmp_path)
+    config.write_text(config.read_text() + 'driver-class-archive-dir = "jvm"\n')
+    assert _settings(config).driver_class_archive_dir == str(tmp_path / "jvm")
+    result = CliRunner().invoke(
+        main,
+        ["status"],
+        env={"LOADER_DRIVER_CLASS_ARCHIVE_DIR": "s3a://bucket/jvm", "LOADER_CONFIG": str(config)},
+    )
+    assert result.exit_code == 2
+    assert "class archive directory must be a local path, not 's3a://bucket/jvm'" in result.output

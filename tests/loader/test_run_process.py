@@ -241,3 +241,52 @@ def test_the_driver_jvm_compiles_with_c1_alone_unless_the_full_jit_is_asked_for(
     assert ("-XX:TieredStopAtLevel=1" in arguments) is quick
     derby_home = warehouse / EMBEDDED_METASTORE_DIR
     assert f"-Dderby.system.home={derby_home}" in arguments  # the metastore's option stays, whole
+
+
+DRIVER_CLASS_ARCHIVE = """
+import json, sys
+from pathlib import Path
+from loader.config import LoaderSettings
+from loader.job import spark_for
+settings = LoaderSettings("k:9092", "http://r", sys.argv[1], driver_class_archive_dir=sys.argv[2]).validate()
+spark = spark_for(settings)
+spark.sql("SHOW DATABASES").collect()
+pid = spark._jvm.java.lang.ProcessHandle.current().pid()
+runtime = spark._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean()
+fields = [line.split(maxsplit=5) for line in Path(f"/proc/{pid}/maps").read_text().splitlines()]
+mapped = sorted({each[5] for each in fields if len(each) == 6 and each[5].endswith(".jsa")})
+print(json.dumps({"arguments": list(runtime.getInputArguments()), "mapped": mapped}))
+spark.stop()
+"""
+
+
+def test_the_driver_jvm_writes_its_class_archive_once_and_maps_it_next_time(tmp_path: Path) -> None:
+    """The first JVM writes the archive as it exits, the next ones map it (docs/loader.md, "The driver
+    JVM's class archive")."""
+    archive_dir = tmp_path / "the driver's jvm, a=b"  # a space, a quote, the JVM's option separators
+
+    def driver(warehouse: str) -> dict:
+        done = subprocess.run(
+            [sys.executable, "-c", DRIVER_CLASS_ARCHIVE, str(tmp_path / warehouse), str(archive_dir)],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert "[cds]" not in done.stdout + done.stderr  # the JVM's archiving notes go to its log
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    first = driver("one")
+    (archive,) = archive_dir.glob("driver-*.jsa")  # written whole, moved into place, nothing pending
+    assert sorted(path.name for path in archive_dir.iterdir()) == [archive.name, archive.stem + ".log"]
+    (writing,) = (arg for arg in first["arguments"] if arg.startswith("-XX:ArchiveClassesAtExit="))
+    assert writing.startswith(f"-XX:ArchiveClassesAtExit={archive}.") and writing.endswith(".pending")
+    assert str(archive) not in first["mapped"]
+    written = archive.stat().st_mtime_ns
+
+    second = driver("two")  # another warehouse: the archive depends on the JVM and Spark, not on it
+    assert f"-XX:SharedArchiveFile={archive}" in second["arguments"]
+    assert str(archive) in second["mapped"]  # the JVM did map it
+    assert archive.stat().st_mtime_ns == written
+    assert sorted(path.name for path in archive_dir.iterdir()) == [archive.name, archive.stem + ".log"]

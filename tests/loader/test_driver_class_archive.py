@@ -1,0 +1,82 @@
+"""The driver JVM's class archive: its key, the JVM options that write or map it, and how a written
+archive is moved into place (the JVM's own part is in test_run_process.py)."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from loader.driver_class_archive import ABANDONED_AFTER_S, ClassArchive, archive_key, usable_archive
+
+
+def test_the_key_changes_with_any_part_and_only_then() -> None:
+    parts = ["/jdk/bin/java:1:2", "4.0.0:/spark:a.jar,b.jar", "SPARK_CONF_DIR=", "-XX:TieredStopAtLevel=1"]
+    assert archive_key(parts) == archive_key(list(parts))
+    for i in range(len(parts)):
+        changed = [*parts[:i], parts[i] + "x", *parts[i + 1 :]]
+        assert archive_key(changed) != archive_key(parts)
+    # Parts are kept apart: moving a character from one part to the next is another key.
+    assert archive_key(["ab", "c"]) != archive_key(["a", "bc"])
+
+
+def test_a_missing_archive_is_written_under_a_name_of_this_process_and_its_log_kept_off_stdout(
+    tmp_path: Path,
+) -> None:
+    archive = ClassArchive(tmp_path, "k1", pid=4242)
+    assert archive.missing()
+    options = archive.java_options(writing=True)
+    assert options[0] == f"-XX:ArchiveClassesAtExit={tmp_path / 'driver-k1.jsa.4242.pending'}"
+    assert "-Xlog:cds*=off:stdout" in options
+    assert f'-Xlog:cds*=warning:file="{tmp_path / "driver-k1.log"}"::filecount=0' in options
+    assert archive.java_options(writing=False) == (f"-XX:SharedArchiveFile={tmp_path / 'driver-k1.jsa'}",)
+
+
+def test_the_written_archive_is_moved_into_place_whole(tmp_path: Path) -> None:
+    archive = ClassArchive(tmp_path, "k1", pid=4242)
+    archive.pending.write_bytes(b"archive")
+    assert archive.keep_written() is None
+    assert archive.path.read_bytes() == b"archive"
+    assert not archive.pending.exists()
+    assert not archive.missing()
+
+
+def test_no_archive_written_is_said_and_the_next_run_tries_again(tmp_path: Path) -> None:
+    archive = ClassArchive(tmp_path, "k1", pid=4242)
+    problem = archive.keep_written()
+    assert problem is not None and "wrote no class archive" in problem and str(archive.dump_log) in problem
+    archive.pending.write_bytes(b"")  # a JVM that failed while writing
+    assert archive.keep_written() is not None
+    assert not archive.pending.exists() and archive.missing()
+
+
+def test_pending_archives_of_killed_runs_are_removed_after_a_day(tmp_path: Path) -> None:
+    old = ClassArchive(tmp_path, "k1", pid=1).pending
+    recent = ClassArchive(tmp_path, "k1", pid=2).pending
+    kept = ClassArchive(tmp_path, "k1", pid=3).path
+    for path in (old, recent, kept):
+        path.write_bytes(b"x")
+    then = time.time() - ABANDONED_AFTER_S - 60
+    os.utime(old, (then, then))
+    os.utime(kept, (then, then))
+    ClassArchive(tmp_path, "k1", pid=4).prepare()
+    assert not old.exists()
+    assert recent.exists()  # perhaps a JVM still writing it
+    assert kept.exists()  # an archive in use is never removed
+
+
+def test_prepare_makes_the_directory(tmp_path: Path) -> None:
+    ClassArchive(tmp_path / "a" / "b", "k1").prepare()
+    assert (tmp_path / "a" / "b").is_dir()
+
+
+def test_a_directory_that_cannot_be_made_leaves_the_run_without_archive_and_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "a file"
+    blocker.write_text("")
+    assert usable_archive(blocker / "jvm", "k1") is None
+    assert f"no driver class archive in {blocker / 'jvm'}" in capsys.readouterr().err
+    assert usable_archive(tmp_path / "jvm", "k1") == ClassArchive(tmp_path / "jvm", "k1")
