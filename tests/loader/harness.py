@@ -152,12 +152,15 @@ class Harness:
         code = textwrap.dedent(
             f"""
             import json
+            from pathlib import Path
             from loader.spark_session import SparkSettings, build_spark_session, iceberg_conf, iceberg_jars
             iceberg = {self.table_format == "iceberg"!r}
             conf = iceberg_conf({self.iceberg_catalog!r}, {str(self.warehouse)!r}) if iceberg else {{}}
             jars = tuple(iceberg_jars()) if iceberg else ()
+            archive = {os.environ.get("LOADER_DRIVER_CLASS_ARCHIVE_DIR")!r}
             settings = SparkSettings(
-                warehouse_dir={str(self.warehouse)!r}, master="local[1]", extra_conf=conf, extra_jars=jars
+                warehouse_dir={str(self.warehouse)!r}, master="local[1]", extra_conf=conf, extra_jars=jars,
+                class_archive_dir=Path(archive) if archive else None,
             )
             spark = build_spark_session(settings)
             results = [

@@ -136,7 +136,7 @@ def test_killed_at_every_step_and_rerun_loads_every_record_exactly_once(
         done = cli_harness.run_cli(env={"LOADER_CRASH_AT": point, **tolerate_bad})
         assert done.returncode == -signal.SIGKILL, f"{point}: {done.returncode}\n{done.stderr[-2000:]}"
         kills += 1
-    for delay in (4.0, 9.0, 14.0):  # kill -9 from outside, wherever the run happens to be
+    for delay in (3.0, 6.0, 9.0):  # kill -9 from outside, wherever the run happens to be
         produce(4)
         process = start_cli(cli_harness, tolerate_bad)
         time.sleep(delay)
