@@ -102,6 +102,8 @@ class Bench:
     spark: Any
     loader: Any  # the measured checkout's `loader` modules: job, config
     tables: dict[str, list[Row]] = field(default_factory=dict)
+    # Environment of every `loader run` process (LOADER_* settings a deployment would set).
+    process_env: dict[str, str] = field(default_factory=dict)
 
     def settings(self, database: str, include: str, **extra: Any) -> Any:
         return self.loader.config.LoaderSettings(
@@ -144,7 +146,12 @@ class Bench:
             "--registry-url", self.registry_url, "--warehouse", str(self.workdir / "warehouse-cli"),
             "--database", database, "--include-topics", include, "--report-json", str(report), *args,
         ]  # fmt: skip
-        env = {**os.environ, "PYTHONPATH": str(code_dir or self.code_dir), **(extra_env or {})}
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(code_dir or self.code_dir),
+            **self.process_env,
+            **(extra_env or {}),
+        }
         started = time.perf_counter()
         process = subprocess.Popen(
             command, env=env, cwd=self.workdir, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
@@ -636,6 +643,14 @@ def main() -> None:
         metavar="NAME=VALUE",
         help="environment of this checkout's runs in the paired scenario (repeatable)",
     )
+    parser.add_argument(
+        "--process-env",
+        action="append",
+        default=[],
+        type=_name_value,
+        metavar="NAME=VALUE",
+        help="environment of every `loader run` process (repeatable), e.g. a LOADER_* setting",
+    )
     args = parser.parse_args()
     chosen = [s.strip() for s in args.scenarios.split(",") if s.strip()]
     unknown = sorted(set(chosen) - set(SCENARIOS))
@@ -659,6 +674,7 @@ def main() -> None:
             ).validate()
             spark = loader.job.spark_for(settings)
             bench = Bench(bootstrap, registry_url, workdir, args.code_dir.resolve(), spark, loader)
+            bench.process_env = dict(args.process_env)
             try:
                 for scenario in chosen:
                     print(f"scenario {scenario}", file=sys.stderr, flush=True)
