@@ -22,7 +22,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -56,13 +56,43 @@ def java_installation() -> str:
         return str(java)
 
 
+def spark_home() -> Path:
+    import pyspark
+
+    return Path(os.environ.get("SPARK_HOME") or Path(pyspark.__file__).parent)
+
+
 def spark_installation() -> str:
     """This pyspark's version and jars directory: the driver's class path."""
     import pyspark
 
-    home = Path(pyspark.__file__).parent
+    home = spark_home()
     jars = sorted(path.name for path in (home / "jars").glob("*.jar"))
     return f"{pyspark.__version__}:{home}:{','.join(jars)}"
+
+
+def class_path_directories(environ: Mapping[str, str], home: Path) -> list[tuple[str, Path]]:
+    """The directories spark-class puts on the driver's class path, each with the variable naming it:
+    Spark's configuration directory (`<SPARK_HOME>/conf` by default), Hadoop's and YARN's, and the
+    directories of SPARK_DIST_CLASSPATH."""
+    found = [("SPARK_CONF_DIR", Path(environ.get("SPARK_CONF_DIR") or home / "conf"))]
+    found += [
+        (name, Path(environ[name])) for name in ("HADOOP_CONF_DIR", "YARN_CONF_DIR") if environ.get(name)
+    ]
+    for entry in environ.get("SPARK_DIST_CLASSPATH", "").split(os.pathsep):
+        if entry and not entry.endswith("*") and not entry.endswith(".jar"):
+            found.append(("SPARK_DIST_CLASSPATH", Path(entry)))
+    return found
+
+
+def archive_refused_by(directories: Iterable[tuple[str, Path]]) -> str | None:
+    """Why the JVM cannot write an archive of this class path, or None. A class path that holds a
+    directory with files in it (a `core-site.xml` in HADOOP_CONF_DIR, say) cannot be archived: the JVM
+    writes nothing at exit ("non-empty directory"), every run would try again and pay for it."""
+    for name, directory in directories:
+        if directory.is_dir() and any(directory.iterdir()):
+            return f"the driver's class path holds the non-empty directory {directory} ({name})"
+    return None
 
 
 @dataclass(frozen=True)
@@ -127,9 +157,13 @@ class ClassArchive:
         return None
 
 
-def usable_archive(directory: Path, key: str) -> ClassArchive | None:
-    """The archive in `directory`, or None (said on stderr) when the directory cannot be made or
-    cleaned: the run goes on without the archive, which only makes it start slower."""
+def usable_archive(directory: Path, key: str, refused: str | None = None) -> ClassArchive | None:
+    """The archive in `directory`, or None (said on stderr) when the JVM cannot archive its class path
+    (`refused`, see `archive_refused_by`) or the directory cannot be made or cleaned: the run goes on
+    without the archive, which only makes it start slower."""
+    if refused:
+        print(f"note: no driver class archive: {refused}, which Java cannot archive", file=sys.stderr)
+        return None
     archive = ClassArchive(directory, key)
     try:
         archive.prepare()

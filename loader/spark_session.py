@@ -31,8 +31,11 @@ from loader.driver_class_archive import (
     CLASSPATH_ENV,
     ClassArchive,
     archive_key,
+    archive_refused_by,
+    class_path_directories,
     java_installation,
     keep_at_exit,
+    spark_home,
     spark_installation,
     usable_archive,
 )
@@ -302,7 +305,8 @@ def _class_archive(settings: SparkSettings) -> ClassArchive | None:
             *settings.driver_java_options,
         ]
     )
-    return usable_archive(settings.class_archive_dir, key)
+    refused = archive_refused_by(class_path_directories(os.environ, spark_home()))
+    return usable_archive(settings.class_archive_dir, key, refused)
 
 
 def forget_cached_tables(spark: SparkSession) -> None:

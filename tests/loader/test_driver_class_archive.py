@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from loader.driver_class_archive import ABANDONED_AFTER_S, ClassArchive, archive_key, usable_archive
+from loader.driver_class_archive import (
+    ABANDONED_AFTER_S,
+    ClassArchive,
+    archive_key,
+    archive_refused_by,
+    class_path_directories,
+    usable_archive,
+)
 
 
 def test_the_key_changes_with_any_part_and_only_then() -> None:
@@ -80,3 +87,35 @@ def test_a_directory_that_cannot_be_made_leaves_the_run_without_archive_and_says
     assert usable_archive(blocker / "jvm", "k1") is None
     assert f"no driver class archive in {blocker / 'jvm'}" in capsys.readouterr().err
     assert usable_archive(tmp_path / "jvm", "k1") == ClassArchive(tmp_path / "jvm", "k1")
+
+
+def test_a_class_path_with_files_in_a_directory_is_not_archived_and_the_run_says_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spark_home = tmp_path / "spark"
+    (spark_home / "conf").mkdir(parents=True)  # empty: Spark's own default, archived fine
+    hadoop = tmp_path / "hadoop-conf"
+    hadoop.mkdir()
+    environ = {
+        "HADOOP_CONF_DIR": str(hadoop),
+        "SPARK_DIST_CLASSPATH": f"/opt/h/*:/opt/h/x.jar:{tmp_path / 'nothing'}",
+    }
+    directories = class_path_directories(environ, spark_home)
+    assert directories == [
+        ("SPARK_CONF_DIR", spark_home / "conf"),
+        ("HADOOP_CONF_DIR", hadoop),
+        ("SPARK_DIST_CLASSPATH", tmp_path / "nothing"),
+    ]
+    assert archive_refused_by(directories) is None
+    (hadoop / "core-site.xml").write_text("<configuration/>")
+    refused = archive_refused_by(class_path_directories(environ, spark_home))
+    assert refused == f"the driver's class path holds the non-empty directory {hadoop} (HADOOP_CONF_DIR)"
+    assert usable_archive(tmp_path / "jvm", "k1", refused) is None
+    assert f"no driver class archive: {refused}, which Java cannot archive" in capsys.readouterr().err
+    assert not (tmp_path / "jvm").exists()  # nothing written for an archive that cannot be
+    conf = tmp_path / "conf"
+    (conf / "log4j2.properties").parent.mkdir()
+    (conf / "log4j2.properties").write_text("")
+    assert "(SPARK_CONF_DIR)" in (
+        archive_refused_by(class_path_directories({"SPARK_CONF_DIR": str(conf)}, spark_home)) or ""
+    )
