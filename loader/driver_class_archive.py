@@ -26,8 +26,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-# Environment variables that add to the driver's class path (spark-class and load-spark-env.sh read them).
-CLASSPATH_ENV = ("SPARK_CONF_DIR", "HADOOP_CONF_DIR", "YARN_CONF_DIR", "SPARK_DIST_CLASSPATH")
+# Environment variables that add to the driver's class path (spark-class and load-spark-env.sh read them):
+# configuration directories, and a class path of directories and jars.
+CONF_DIR_ENV = ("SPARK_CONF_DIR", "HADOOP_CONF_DIR", "YARN_CONF_DIR")
+DIST_CLASSPATH_ENV = "SPARK_DIST_CLASSPATH"
+CLASSPATH_ENV = (*CONF_DIR_ENV, DIST_CLASSPATH_ENV)
 # How long to wait for the JVM to write the archive after the run: 15 to 40 s on 2 CPUs.
 DUMP_TIMEOUT_S = 300.0
 # A pending archive this old was left by a run killed while its JVM wrote it.
@@ -75,13 +78,13 @@ def class_path_directories(environ: Mapping[str, str], home: Path) -> list[tuple
     """The directories spark-class puts on the driver's class path, each with the variable naming it:
     Spark's configuration directory (`<SPARK_HOME>/conf` by default), Hadoop's and YARN's, and the
     directories of SPARK_DIST_CLASSPATH."""
-    found = [("SPARK_CONF_DIR", Path(environ.get("SPARK_CONF_DIR") or home / "conf"))]
-    found += [
-        (name, Path(environ[name])) for name in ("HADOOP_CONF_DIR", "YARN_CONF_DIR") if environ.get(name)
+    defaults = {"SPARK_CONF_DIR": str(home / "conf")}
+    found = [
+        (name, Path(value)) for name in CONF_DIR_ENV if (value := environ.get(name) or defaults.get(name))
     ]
-    for entry in environ.get("SPARK_DIST_CLASSPATH", "").split(os.pathsep):
+    for entry in environ.get(DIST_CLASSPATH_ENV, "").split(os.pathsep):
         if entry and not entry.endswith("*") and not entry.endswith(".jar"):
-            found.append(("SPARK_DIST_CLASSPATH", Path(entry)))
+            found.append((DIST_CLASSPATH_ENV, Path(entry)))
     return found
 
 
@@ -157,13 +160,15 @@ class ClassArchive:
         return None
 
 
-def usable_archive(directory: Path, key: str, refused: str | None = None) -> ClassArchive | None:
-    """The archive in `directory`, or None (said on stderr) when the JVM cannot archive its class path
-    (`refused`, see `archive_refused_by`) or the directory cannot be made or cleaned: the run goes on
-    without the archive, which only makes it start slower."""
-    if refused:
-        print(f"note: no driver class archive: {refused}, which Java cannot archive", file=sys.stderr)
-        return None
+def say_refused(reason: str) -> None:
+    """Says on stderr why this run starts without an archive (see `archive_refused_by`); the run goes on,
+    only slower to start."""
+    print(f"note: no driver class archive: {reason}, which Java cannot archive", file=sys.stderr)
+
+
+def usable_archive(directory: Path, key: str) -> ClassArchive | None:
+    """The archive in `directory`, or None (said on stderr) when the directory cannot be made or
+    cleaned: the run goes on without the archive, which only makes it start slower."""
     archive = ClassArchive(directory, key)
     try:
         archive.prepare()

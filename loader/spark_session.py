@@ -35,6 +35,7 @@ from loader.driver_class_archive import (
     class_path_directories,
     java_installation,
     keep_at_exit,
+    say_refused,
     spark_home,
     spark_installation,
     usable_archive,
@@ -258,7 +259,7 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
         conf["spark.driver.bindAddress"] = "127.0.0.1"
     java_options = list(settings.driver_java_options)
     starts_jvm = not submitted and SparkContext._gateway is None
-    archive = _class_archive(settings) if starts_jvm and settings.class_archive_dir else None
+    archive = class_archive_for(settings) if starts_jvm and settings.class_archive_dir else None
     writing_archive = archive is not None and archive.missing()
     if archive is not None:
         java_options += archive.java_options(writing_archive)
@@ -292,10 +293,14 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
     return spark
 
 
-def _class_archive(settings: SparkSettings) -> ClassArchive | None:
+def class_archive_for(settings: SparkSettings) -> ClassArchive | None:
     """The driver's class archive for these settings: keyed by what the JVM's classes come from and by
     the options that decide whether an archive maps (not the per-warehouse ones, such as Derby's home)."""
     assert settings.class_archive_dir is not None
+    refused = archive_refused_by(class_path_directories(os.environ, spark_home()))
+    if refused:
+        say_refused(refused)
+        return None
     key = archive_key(
         [
             java_installation(),
@@ -305,8 +310,7 @@ def _class_archive(settings: SparkSettings) -> ClassArchive | None:
             *settings.driver_java_options,
         ]
     )
-    refused = archive_refused_by(class_path_directories(os.environ, spark_home()))
-    return usable_archive(settings.class_archive_dir, key, refused)
+    return usable_archive(settings.class_archive_dir, key)
 
 
 def forget_cached_tables(spark: SparkSession) -> None:

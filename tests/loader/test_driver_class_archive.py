@@ -17,6 +17,7 @@ from loader.driver_class_archive import (
     class_path_directories,
     usable_archive,
 )
+from loader.spark_session import SparkSettings, class_archive_for
 
 
 def test_the_key_changes_with_any_part_and_only_then() -> None:
@@ -110,7 +111,12 @@ def test_a_class_path_with_files_in_a_directory_is_not_archived_and_the_run_says
     (hadoop / "core-site.xml").write_text("<configuration/>")
     refused = archive_refused_by(class_path_directories(environ, spark_home))
     assert refused == f"the driver's class path holds the non-empty directory {hadoop} (HADOOP_CONF_DIR)"
-    assert usable_archive(tmp_path / "jvm", "k1", refused) is None
+    with pytest.MonkeyPatch.context() as env:
+        env.delenv("SPARK_HOME", raising=False)
+        env.delenv("SPARK_DIST_CLASSPATH", raising=False)
+        env.setenv("HADOOP_CONF_DIR", str(hadoop))
+        settings = SparkSettings(str(tmp_path / "warehouse"), class_archive_dir=tmp_path / "jvm")
+        assert class_archive_for(settings) is None
     assert f"no driver class archive: {refused}, which Java cannot archive" in capsys.readouterr().err
     assert not (tmp_path / "jvm").exists()  # nothing written for an archive that cannot be
     conf = tmp_path / "conf"
