@@ -104,6 +104,13 @@ def iceberg_jars(jars_dir: Path | None = None) -> list[str]:
     return sorted(str(jar.resolve()) for jar in complete[-1].parent.glob("*.jar"))
 
 
+# The loader's own JVM classes (loader/jvm, compiled by scripts/fetch-jars), a jar named by their hash.
+LOADER_JAR = "tableloader-"
+# Hadoop's local file system with permissions set through Java, not a `chmod` process per file and
+# directory (see loader/jvm): for `file:` paths of a local Spark, whose warehouse is on local disk.
+LOCAL_FILE_SYSTEM = "tableloader.LocalFileSystemWithJavaPermissions"
+DRIVER_CLASS_PATH = "spark.driver.extraClassPath"
+
 ICEBERG_CATALOGS = ("hive", "hadoop")
 # The driver JVM's JIT: `quick` stops at C1, the JVM's quick compiler (`-XX:TieredStopAtLevel=1`);
 # `full` leaves the JVM's own tiered compilation. See `driver_java_options`.
@@ -257,15 +264,18 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
         # A local driver talks only to itself: keep it on loopback whatever the host name resolves to.
         conf["spark.driver.host"] = "127.0.0.1"
         conf["spark.driver.bindAddress"] = "127.0.0.1"
-    java_options = list(settings.driver_java_options)
-    starts_jvm = not submitted and SparkContext._gateway is None
-    archive = class_archive_for(settings) if starts_jvm and settings.class_archive_dir else None
-    writing_archive = archive is not None and archive.missing()
-    if archive is not None:
-        java_options += archive.java_options(writing_archive)
     jars = connector_jars(settings.jars_dir) + list(settings.extra_jars)
     if jars and not submitted:
         conf["spark.jars"] = ",".join(jars)
+    configured_class_path = settings.extra_conf.get(DRIVER_CLASS_PATH, "")
+    local_file_system = local_file_system_conf(master, submitted, jars, configured_class_path)
+    class_path = local_file_system.get(DRIVER_CLASS_PATH, configured_class_path)
+    java_options = list(settings.driver_java_options)
+    starts_jvm = not submitted and SparkContext._gateway is None
+    archive = class_archive_for(settings, class_path) if starts_jvm and settings.class_archive_dir else None
+    writing_archive = archive is not None and archive.missing()
+    if archive is not None:
+        java_options += archive.java_options(writing_archive)
     if settings.metastore_uri:
         conf["spark.hadoop.hive.metastore.uris"] = settings.metastore_uri
     else:
@@ -283,7 +293,10 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
     if java_options:
         # Spark splits the setting as a shell would: a warehouse path with a space stays one option.
         conf["spark.driver.extraJavaOptions"] = " ".join(shlex.quote(option) for option in java_options)
-    conf.update(settings.extra_conf)
+    conf.update(local_file_system)
+    conf.update(settings.extra_conf)  # the settings' own Spark options win
+    if class_path:
+        conf[DRIVER_CLASS_PATH] = class_path  # theirs and the loader's jar
     for key, value in conf.items():
         builder = builder.config(key, value)
     with _private_working_directory():
@@ -293,9 +306,28 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
     return spark
 
 
-def class_archive_for(settings: SparkSettings) -> ClassArchive | None:
-    """The driver's class archive for these settings: keyed by what the JVM's classes come from and by
-    the options that decide whether an archive maps (not the per-warehouse ones, such as Derby's home)."""
+def local_file_system_conf(
+    master: str | None, submitted: bool, jars: list[str], class_path: str
+) -> dict[str, str]:
+    """Spark's settings for the loader's local file system (`LOCAL_FILE_SYSTEM`): a local Spark whose
+    jars hold the loader's, which goes on the driver's class path (with `class_path`, the settings' own)
+    because spark-submit reads the jars' paths through the file system before it adds any jar. None for
+    a cluster or under spark-submit, whose executors and class path are not this process's to set."""
+    if not master or not master.startswith("local") or submitted:
+        return {}
+    loader_jar = next((jar for jar in jars if Path(jar).name.startswith(LOADER_JAR)), None)
+    if loader_jar is None:
+        return {}
+    return {
+        DRIVER_CLASS_PATH: os.pathsep.join(filter(None, [loader_jar, class_path])),
+        "spark.hadoop.fs.file.impl": LOCAL_FILE_SYSTEM,
+    }
+
+
+def class_archive_for(settings: SparkSettings, class_path: str = "") -> ClassArchive | None:
+    """The driver's class archive for these settings and the driver's extra class path: keyed by what
+    the JVM's classes come from and by the options that decide whether an archive maps (not the
+    per-warehouse ones, such as Derby's home)."""
     assert settings.class_archive_dir is not None
     refused = archive_refused_by(class_path_directories(os.environ, spark_home()))
     if refused:
@@ -306,7 +338,7 @@ def class_archive_for(settings: SparkSettings) -> ClassArchive | None:
             java_installation(),
             spark_installation(),
             *(f"{name}={os.environ.get(name, '')}" for name in CLASSPATH_ENV),
-            settings.extra_conf.get("spark.driver.extraClassPath", ""),
+            class_path,
             *settings.driver_java_options,
         ]
     )
