@@ -16,6 +16,7 @@ JVM itself checks again and, on any mismatch, starts without the archive rather 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import hashlib
 import os
 import shutil
@@ -35,6 +36,8 @@ CLASSPATH_ENV = (*CONF_DIR_ENV, DIST_CLASSPATH_ENV)
 DUMP_TIMEOUT_S = 300.0
 # A pending archive this old was left by a run killed while its JVM wrote it.
 ABANDONED_AFTER_S = 24 * 3600.0
+# An archive no run has used for this long was written for a Java, Spark or setting since replaced.
+UNUSED_AFTER_S = 7 * 24 * 3600.0
 
 
 def archive_key(parts: Iterable[str]) -> str:
@@ -139,12 +142,28 @@ class ClassArchive:
         return not self.path.is_file()
 
     def prepare(self) -> None:
+        """Makes the directory, marks this configuration's archive as used (its modification time), and
+        removes what no run will use again: pending archives of runs killed while their JVM wrote them,
+        and other configurations' archives no run has used for a week (left by a Java or Spark upgrade,
+        or a changed setting: about 200 MB each)."""
         self.directory.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(OSError):  # not written yet, or another user's
+            os.utime(self.path)
         now = time.time()
-        for left in self.directory.glob("driver-*.jsa.*.pending"):
+        stale: list[tuple[Path, float, Path | None]] = [
+            (left, ABANDONED_AFTER_S, None) for left in self.directory.glob("driver-*.jsa.*.pending")
+        ]
+        stale += [
+            (other, UNUSED_AFTER_S, other.with_suffix(".log"))
+            for other in self.directory.glob("driver-*.jsa")
+            if other != self.path
+        ]
+        for path, after, log in stale:
             try:
-                if now - left.stat().st_mtime > ABANDONED_AFTER_S:
-                    left.unlink()
+                if now - path.stat().st_mtime > after:
+                    path.unlink()
+                    if log is not None:
+                        log.unlink(missing_ok=True)
             except OSError:
                 pass  # another run removed or finished it
 

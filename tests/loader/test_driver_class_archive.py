@@ -11,6 +11,7 @@ import pytest
 
 from loader.driver_class_archive import (
     ABANDONED_AFTER_S,
+    UNUSED_AFTER_S,
     ClassArchive,
     archive_key,
     archive_refused_by,
@@ -73,6 +74,22 @@ def test_pending_archives_of_killed_runs_are_removed_after_a_day(tmp_path: Path)
     assert not old.exists()
     assert recent.exists()  # perhaps a JVM still writing it
     assert kept.exists()  # an archive in use is never removed
+
+
+def test_archives_of_other_configurations_unused_for_a_week_are_removed(tmp_path: Path) -> None:
+    used = ClassArchive(tmp_path, "k1")
+    unused, lately_used = ClassArchive(tmp_path, "k2"), ClassArchive(tmp_path, "k3")
+    for archive in (used, unused, lately_used):
+        archive.path.write_bytes(b"x")
+        archive.dump_log.write_text("")
+    week_ago = time.time() - UNUSED_AFTER_S - 60
+    for archive in (used, unused):
+        os.utime(archive.path, (week_ago, week_ago))
+    used.prepare()
+    assert not unused.path.exists() and not unused.dump_log.exists()
+    assert lately_used.path.exists() and lately_used.dump_log.exists()
+    # The archive a run uses is marked as used: no other configuration's run removes it a week on.
+    assert used.path.exists() and time.time() - used.path.stat().st_mtime < 60
 
 
 def test_prepare_makes_the_directory(tmp_path: Path) -> None:
