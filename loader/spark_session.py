@@ -311,7 +311,7 @@ def local_file_system_conf(
 ) -> dict[str, str]:
     """Spark's settings for the loader's local file system (`LOCAL_FILE_SYSTEM`): a local Spark whose
     jars hold the loader's, which goes on the driver's class path (with `class_path`, the settings' own)
-    because spark-submit reads the jars' paths through the file system before it adds any jar. None for
+    because spark-submit reads the jars' paths through the file system before it adds any jar. Nothing for
     a cluster or under spark-submit, whose executors and class path are not this process's to set."""
     if not master or not master.startswith("local") or submitted:
         return {}
