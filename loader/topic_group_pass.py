@@ -24,6 +24,7 @@ from pyspark.sql.types import StructType
 from loader.fault_injection import crash_point
 from loader.formats import GROUP_MEMBER, GROUP_TIMESTAMP, GroupMember, group_rows_column
 from loader.planning.commit_protocol import StagedTable
+from loader.reading.avro_decoder import avro_decoder
 from loader.reading.decoding import (
     DecodedNames,
     Decoding,
@@ -85,7 +86,10 @@ def _load(run: RunContext, group: list[TopicWork], reports: dict[str, TopicRepor
     numbers = F.expr(case_when((f"`topic` = {string_literal(w.topic)}", str(i)) for i, w in enumerate(group)))
     raw = read_ranges(spark, run.settings, [r for w in group for r in w.ranges])
     read = GroupCountedRead(raw, numbers, len(group))
-    decodings = [decoding_columns(_values(w), w.keys, DecodedNames.numbered(i)) for i, w in enumerate(group)]
+    decoder = avro_decoder(spark)
+    decodings = [
+        decoding_columns(_values(w), w.keys, DecodedNames.numbered(i), decoder) for i, w in enumerate(group)
+    ]
     judged = _decoded(read.frame.withColumn(TOPIC_MEMBER, numbers), decodings)
     rows = {
         i: named_struct(

@@ -2,9 +2,9 @@
 schema), each with its own writer schema, projected onto the subject's latest schema in the same pass.
 
 A framed message is: magic byte 0, the writer schema id as 4 bytes big-endian, the Avro body. For each
-writer id of the subject there is one `from_avro(body, writer schema, avroSchema=latest)` branch; Avro's
-schema resolution then fills added fields with their defaults, widens promoted types and drops removed
-fields.
+writer id of the subject there is one `from_avro(body, writer schema, avroSchema=latest)` branch (the
+loader's own `from_avro` where its jar is there, see `loader.reading.avro_decoder`); Avro's schema
+resolution then fills added fields with their defaults, widens promoted types and drops removed fields.
 
 Decoding failures are found reliably: spark-avro's PERMISSIVE mode returns a struct of NULLs for a body it
 cannot decode, which a record whose fields are all NULL would look like too. So a record reader schema
@@ -26,6 +26,7 @@ from typing import Literal
 from pyspark.sql import Column, DataFrame, Observation
 from pyspark.sql import functions as F
 
+from loader.reading.avro_decoder import SPARK_FROM_AVRO, avro_decoder
 from loader.reading.registry_client import SubjectSchemas
 from loader.reading.sql_text import (
     aliased,
@@ -127,8 +128,11 @@ def framed_schema_id_sql(column: str = "value") -> str:
     return case_when([(_framed_sql(column), schema_id_sql(column))])
 
 
-def read_framed(column: str, schemas: SubjectSchemas, header_id: str | None = None) -> FramedAvro:
-    """`header_id`: a column that already holds `framed_schema_id_sql(column)`. Every writer schema's
+def read_framed(
+    column: str, schemas: SubjectSchemas, header_id: str | None = None, decoder: str = SPARK_FROM_AVRO
+) -> FramedAvro:
+    """`decoder`: the session's function for `from_avro` (`avro_decoder`). `header_id`: a column that
+    already holds `framed_schema_id_sql(column)`. Every writer schema's
     branch and the verdicts test the id; read from the bytes in each of them, it is converted (to hex,
     then from base 16) several times per record, a measurable share of a big topic's decoding
     (benchmarks/README.md, "The header's schema id read once")."""
@@ -145,7 +149,7 @@ def read_framed(column: str, schemas: SubjectSchemas, header_id: str | None = No
     body = f"substring({bytes_}, {HEADER_BYTES + 1}, length({bytes_}) - {HEADER_BYTES})"
     reading = string_map(options)
     decoded = case_when(
-        (f"{schema_id} = {writer_id}", f"from_avro({body}, {string_literal(writer_schema)}, {reading})")
+        (f"{schema_id} = {writer_id}", f"{decoder}({body}, {string_literal(writer_schema)}, {reading})")
         for writer_id, writer_schema in sorted(schemas.writer_schemas.items())
     )
     ids = ", ".join(str(i) for i in sorted(schemas.writer_schemas))
@@ -187,15 +191,18 @@ class Decoding:
 
 
 def decoding_columns(
-    values: SubjectSchemas, keys: SubjectSchemas | None = None, names: DecodedNames = DecodedNames()
+    values: SubjectSchemas,
+    keys: SubjectSchemas | None = None,
+    names: DecodedNames = DecodedNames(),
+    decoder: str = SPARK_FROM_AVRO,
 ) -> Decoding:
-    """The columns `decode` adds, under `names`."""
-    value = read_framed("value", values, header_id="schema_id")
+    """The columns `decode` adds, under `names`, decoding with the session's `decoder` (`avro_decoder`)."""
+    value = read_framed("value", values, header_id="schema_id", decoder=decoder)
     decoding = {names.event: value.decoded}
     judging: dict[str, str] = {}
     key_is_avro = key_failed = "false"
     if keys is not None:
-        key = read_framed("key", keys)
+        key = read_framed("key", keys, decoder=decoder)
         decoding[names.key_decoded] = key.decoded
         key_is_avro, key_failed = key.known, key.failed(names.key_decoded)
         judging[names.key_avro] = case_when([(f"NOT {key_failed}", key.without_flag(names.key_decoded))])
@@ -255,7 +262,7 @@ def decode(raw: DataFrame, values: SubjectSchemas, keys: SubjectSchemas | None =
     used more than once and are not cheap), so each header and each body is read once. A filter on
     `bad_reason` is still pushed below them and would decode every body again: a topic's write filters
     through `rows_to_write`, which puts a barrier between."""
-    columns = decoding_columns(values, keys)
+    columns = decoding_columns(values, keys, decoder=avro_decoder(raw.sparkSession))
     identified = raw.withColumn("schema_id", F.expr(columns.schema_id))
     stage = identified.withColumns(expressions(columns.decoding))
     judged = stage.withColumns(expressions(columns.judging))
