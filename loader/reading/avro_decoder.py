@@ -2,9 +2,9 @@
 
 The loader's own (`loader/jvm/tableloader/FromAvro.java`, registered in the session on first use) is
 Spark's `from_avro` with the same options, types and PERMISSIVE results, minus the Hadoop configuration
-Spark's builds and parses in every task for each writer schema: about 10 ms per writer schema of every
-topic a run loads (benchmarks/README.md, "Avro options without a Hadoop configuration"). Without the
-loader's jar on the driver's class path, Spark's own.
+Spark's builds and parses in every task that evaluates it interpreted, for each writer schema: about 5 ms
+per writer schema of every small topic a run loads in a group (benchmarks/README.md, "Avro options
+without a Hadoop configuration"). Without the loader's jar on the driver's class path, Spark's own.
 """
 
 from __future__ import annotations

@@ -40,12 +40,13 @@ import scala.util.control.NonFatal$;
  * Spark's {@code from_avro(body, writer schema, options)} in PERMISSIVE mode, decoding as it does, with
  * its options read without a Hadoop {@code Configuration} of their own.
  *
- * <p>Spark's expression builds its options in every task that evaluates it: outside the driver a task
- * has no session, so it makes a new Hadoop {@code Configuration} and parses its default XML files (core,
- * hdfs, mapred, yarn) to read one setting that concerns Avro files only. About 10 ms per expression and
- * task, and a topic's query has one expression per writer schema: a measurable share of a small topic's
- * cost (the benchmarks' README, "Avro options without a Hadoop configuration"). Here the options read an
- * empty configuration; everything else is Spark's own: {@link AvroOptions} from the same options,
+ * <p>Spark's expression builds its options in every task that evaluates it interpreted (generated code
+ * keeps the driver's): outside the driver a task has no session, so it makes a new Hadoop {@code
+ * Configuration} and parses its default XML files (core, hdfs, mapred, yarn) to read one setting that
+ * concerns Avro files only. About 5 ms per expression and task, and a topic's query has one expression per
+ * writer schema, in the interpreted queries of small topics: a measurable share of a small topic's cost
+ * (the benchmarks' README, "Avro options without a Hadoop configuration"). Here the options read an empty
+ * configuration; everything else is Spark's own: {@link AvroOptions} from the same options,
  * {@link SchemaConverters} for the type, {@link AvroDeserializer} for the rows, the writer schema
  * resolved to the {@code avroSchema} option by Avro, and a body that does not decode reads as a struct of
  * NULLs (NULL for a type that is not a record).
