@@ -110,6 +110,8 @@ LOADER_JAR = "tableloader-"
 # directory (see loader/jvm): for `file:` paths of a local Spark, whose warehouse is on local disk.
 LOCAL_FILE_SYSTEM = "tableloader.LocalFileSystemWithJavaPermissions"
 DRIVER_CLASS_PATH = "spark.driver.extraClassPath"
+LOOPBACK = "127.0.0.1"
+LOCAL_IP_ENV = "SPARK_LOCAL_IP"  # the address Spark's web UI binds to (every interface without it)
 
 ICEBERG_CATALOGS = ("hive", "hadoop")
 # The driver JVM's JIT: `quick` stops at C1, the JVM's quick compiler (`-XX:TieredStopAtLevel=1`);
@@ -213,6 +215,23 @@ def _private_working_directory() -> Iterator[None]:
         os.chdir(previous)
 
 
+@contextmanager
+def _web_ui_on_loopback(local: bool) -> Iterator[None]:
+    """Runs the block (which may launch the driver JVM) with `SPARK_LOCAL_IP` set to loopback for a local
+    driver, unless the environment names an address already. Spark binds its web UI to that variable's
+    address, and to every interface without it, whatever `spark.driver.bindAddress` says: a cron run on
+    a shared host would show its jobs, settings and environment to the network. The JVM inherits the
+    variable; Python's own environment is restored at once. A cluster's driver keeps its UI reachable."""
+    if not local or LOCAL_IP_ENV in os.environ:
+        yield
+        return
+    os.environ[LOCAL_IP_ENV] = LOOPBACK
+    try:
+        yield
+    finally:
+        os.environ.pop(LOCAL_IP_ENV, None)
+
+
 def submitted_by_spark_submit() -> bool:
     """Whether spark-submit started this driver: its JVM is up before Python runs, and Python reaches it
     through the gateway whose port spark-submit hands down. spark-submit's `--master` and `--jars` /
@@ -260,10 +279,12 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
         "spark.sql.parser.escapedStringLiterals": "false",
         **REDACTION,
     }
-    if master and master.startswith("local"):
-        # A local driver talks only to itself: keep it on loopback whatever the host name resolves to.
-        conf["spark.driver.host"] = "127.0.0.1"
-        conf["spark.driver.bindAddress"] = "127.0.0.1"
+    local_master = bool(master and master.startswith("local"))
+    if local_master:
+        # A local driver talks only to itself: keep it on loopback whatever the host name resolves to
+        # (its web UI too, see `_web_ui_on_loopback`).
+        conf["spark.driver.host"] = LOOPBACK
+        conf["spark.driver.bindAddress"] = LOOPBACK
     jars = connector_jars(settings.jars_dir) + list(settings.extra_jars)
     if jars and not submitted:
         conf["spark.jars"] = ",".join(jars)
@@ -299,7 +320,7 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
         conf[DRIVER_CLASS_PATH] = class_path  # theirs and the loader's jar
     for key, value in conf.items():
         builder = builder.config(key, value)
-    with _private_working_directory():
+    with _private_working_directory(), _web_ui_on_loopback(local_master and starts_jvm):
         spark = builder.enableHiveSupport().getOrCreate()
     if archive is not None and writing_archive:
         keep_at_exit(archive, spark.sparkContext._gateway.proc)
