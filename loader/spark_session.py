@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from py4j.java_gateway import JavaClass
 from pyspark import SparkContext
 from pyspark.sql import SparkSession
 
@@ -106,9 +107,10 @@ def iceberg_jars(jars_dir: Path | None = None) -> list[str]:
 
 # The loader's own JVM classes (loader/jvm, compiled by scripts/fetch-jars), a jar named by their hash.
 LOADER_JAR = "tableloader-"
+LOADER_PACKAGE = "tableloader"
 # Hadoop's local file system with permissions set through Java, not a `chmod` process per file and
 # directory (see loader/jvm): for `file:` paths of a local Spark, whose warehouse is on local disk.
-LOCAL_FILE_SYSTEM = "tableloader.LocalFileSystemWithJavaPermissions"
+LOCAL_FILE_SYSTEM = f"{LOADER_PACKAGE}.LocalFileSystemWithJavaPermissions"
 DRIVER_CLASS_PATH = "spark.driver.extraClassPath"
 LOOPBACK = "127.0.0.1"
 LOCAL_IP_ENV = "SPARK_LOCAL_IP"  # the address Spark's web UI binds to (every interface without it)
@@ -343,6 +345,13 @@ def local_file_system_conf(
         DRIVER_CLASS_PATH: os.pathsep.join(filter(None, [loader_jar, class_path])),
         "spark.hadoop.fs.file.impl": LOCAL_FILE_SYSTEM,
     }
+
+
+def loader_class(spark: SparkSession, name: str) -> JavaClass | None:
+    """One of the loader's own JVM classes (`tableloader.<name>`, loader/jvm); None when the loader's jar
+    is not on the driver's class path (its jar comes with the connectors)."""
+    found = getattr(getattr(spark._jvm, LOADER_PACKAGE), name)
+    return found if isinstance(found, JavaClass) else None
 
 
 def class_archive_for(settings: SparkSettings, class_path: str = "") -> ClassArchive | None:

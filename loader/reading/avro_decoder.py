@@ -9,19 +9,19 @@ without a Hadoop configuration"). Without the loader's jar on the driver's class
 
 from __future__ import annotations
 
-from py4j.java_gateway import JavaClass
 from pyspark.sql import SparkSession
 
+from loader.spark_session import loader_class
+
 SPARK_FROM_AVRO = "from_avro"
-DECODER_CLASS = ("tableloader", "FromAvro")
+DECODER_CLASS = "FromAvro"
 
 
 def avro_decoder(spark: SparkSession) -> str:
     """The name of the function that decodes `from_avro(body, writer schema, options)` in `spark`'s SQL,
     registered there if it is the loader's (a session's functions are its own, so each session that
     decodes asks)."""
-    package, name = DECODER_CLASS
-    decoder = getattr(getattr(spark._jvm, package), name)
-    if not isinstance(decoder, JavaClass):
+    decoder = loader_class(spark, DECODER_CLASS)
+    if decoder is None:
         return SPARK_FROM_AVRO
     return str(decoder.registerIn(spark._jsparkSession))

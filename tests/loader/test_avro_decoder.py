@@ -157,7 +157,7 @@ def test_arguments_the_decoder_cannot_take_are_refused_clearly(spark: SparkSessi
 def test_without_the_loaders_jar_spark_from_avro_decodes(
     spark: SparkSession, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(decoder_module, "DECODER_CLASS", ("tableloader", "NoSuchDecoder"))
+    monkeypatch.setattr(decoder_module, "DECODER_CLASS", "NoSuchDecoder")
     assert avro_decoder(spark) == SPARK_FROM_AVRO
 
 

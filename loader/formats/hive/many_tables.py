@@ -13,14 +13,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from py4j.java_gateway import JavaClass
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from loader.formats import GROUP_MEMBER, GROUP_TIMESTAMP, group_rows_column
 from loader.schema.partitioning import Granularity, partition_columns, partition_values
+from loader.spark_session import loader_class
 
-WRITER_CLASS = ("tableloader", "ManyTablesOrcWriter")
+WRITER_CLASS = "ManyTablesOrcWriter"
 
 
 @dataclass(frozen=True)
@@ -32,8 +32,7 @@ class WrittenFile:
 
 def writer_available(spark: SparkSession) -> bool:
     """Whether the loader's writer is on the driver's classpath (its jar comes with the connectors)."""
-    package, name = WRITER_CLASS
-    return isinstance(getattr(getattr(spark._jvm, package), name), JavaClass)
+    return loader_class(spark, WRITER_CLASS) is not None
 
 
 def write_tables(
@@ -47,9 +46,10 @@ def write_tables(
     laid_out = rows.select(
         F.col(GROUP_MEMBER).cast("int"), *[values[p].alias(p) for p in partitions], *members
     )
-    package, name = WRITER_CLASS
+    writer = loader_class(spark, WRITER_CLASS)
+    assert writer is not None, "the group writer runs only where writer_available says it is there"
     # One SQL execution of the query, so that its observations (what was read) complete with it.
-    written = getattr(getattr(spark._jvm, package), name).write(
+    written = writer.write(
         spark._jsparkSession,
         laid_out._jdf,
         _strings(spark, [laid_out.schema[m].dataType.json() for m in members]),
