@@ -132,10 +132,10 @@ def read_framed(
     column: str, schemas: SubjectSchemas, header_id: str | None = None, decoder: str = SPARK_FROM_AVRO
 ) -> FramedAvro:
     """`decoder`: the session's function for `from_avro` (`avro_decoder`). `header_id`: a column that
-    already holds `framed_schema_id_sql(column)`. Every writer schema's
-    branch and the verdicts test the id; read from the bytes in each of them, it is converted (to hex,
-    then from base 16) several times per record, a measurable share of a big topic's decoding
-    (benchmarks/README.md, "The header's schema id read once")."""
+    already holds `framed_schema_id_sql(column)`. Every writer schema's branch and the verdicts test the
+    id; read from the bytes in each of them, it is converted (to hex, then from base 16) several times
+    per record, a measurable share of a big topic's decoding (benchmarks/README.md, "The header's schema
+    id read once")."""
     reader, flagged = reader_schema(schemas.latest_schema)
     options = {
         "mode": "PERMISSIVE",
