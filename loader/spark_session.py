@@ -113,6 +113,7 @@ LOADER_PACKAGE = "tableloader"
 LOCAL_FILE_SYSTEM = f"{LOADER_PACKAGE}.LocalFileSystemWithJavaPermissions"
 DRIVER_CLASS_PATH = "spark.driver.extraClassPath"
 LOOPBACK = "127.0.0.1"
+HIVE_RESOURCES_DIR = "spark.hadoop.hive.downloaded.resources.dir"
 LOCAL_IP_ENV = "SPARK_LOCAL_IP"  # the address Spark's web UI binds to (every interface without it)
 
 ICEBERG_CATALOGS = ("hive", "hadoop")
@@ -204,15 +205,16 @@ def _remove_at_exit(directory: str) -> None:
 
 
 @contextmanager
-def _private_working_directory() -> Iterator[None]:
-    """Runs the block (which may launch the driver JVM) from a fresh temporary directory, so the JVM
-    inherits that as its working directory; Python's own working directory is restored at once."""
+def _private_working_directory() -> Iterator[Path]:
+    """Runs the block (which may launch the driver JVM) from a fresh temporary directory, removed when
+    this process exits, so the JVM inherits that as its working directory; Python's own working directory
+    is restored at once. The block gets the directory."""
     scratch = tempfile.mkdtemp(prefix="loader-spark-driver-")
     _remove_at_exit(scratch)
     previous = os.getcwd()
     os.chdir(scratch)
     try:
-        yield
+        yield Path(scratch)
     finally:
         os.chdir(previous)
 
@@ -322,7 +324,12 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
         conf[DRIVER_CLASS_PATH] = class_path  # theirs and the loader's jar
     for key, value in conf.items():
         builder = builder.config(key, value)
-    with _private_working_directory(), _web_ui_on_loopback(local_master and starts_jvm):
+    with _private_working_directory() as scratch, _web_ui_on_loopback(local_master and starts_jvm):
+        if HIVE_RESOURCES_DIR not in settings.extra_conf:
+            # Hive's session makes `<java.io.tmpdir>/<session id>_resources` and, as Spark never closes
+            # that session, leaves it there: one more directory in /tmp for every run. In the driver's
+            # scratch directory instead, which goes when the run ends.
+            builder = builder.config(HIVE_RESOURCES_DIR, f"{scratch}/${{hive.session.id}}_resources")
         spark = builder.enableHiveSupport().getOrCreate()
     if archive is not None and writing_archive:
         keep_at_exit(archive, spark.sparkContext._gateway.proc)
