@@ -204,17 +204,21 @@ def _remove_at_exit(directory: str) -> None:
     atexit.register(shutil.rmtree, directory, ignore_errors=True)
 
 
-@contextmanager
-def _private_working_directory() -> Iterator[Path]:
-    """Runs the block (which may launch the driver JVM) from a fresh temporary directory, removed when
-    this process exits, so the JVM inherits that as its working directory; Python's own working directory
-    is restored at once. The block gets the directory."""
+def _driver_scratch_directory() -> Path:
+    """A fresh temporary directory for the driver JVM's own files, removed when this process exits."""
     scratch = tempfile.mkdtemp(prefix="loader-spark-driver-")
     _remove_at_exit(scratch)
+    return Path(scratch)
+
+
+@contextmanager
+def _working_directory(directory: Path) -> Iterator[None]:
+    """Runs the block (which may launch the driver JVM) from `directory`, so the JVM inherits that as its
+    working directory; Python's own working directory is restored at once."""
     previous = os.getcwd()
-    os.chdir(scratch)
+    os.chdir(directory)
     try:
-        yield Path(scratch)
+        yield
     finally:
         os.chdir(previous)
 
@@ -319,17 +323,17 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
         # Spark splits the setting as a shell would: a warehouse path with a space stays one option.
         conf["spark.driver.extraJavaOptions"] = " ".join(shlex.quote(option) for option in java_options)
     conf.update(local_file_system)
+    # Hive's session makes `<java.io.tmpdir>/<session id>_resources` and, as Spark never closes that
+    # session, leaves it there: one more directory in /tmp for every run. In the driver's scratch
+    # directory instead (also its working directory, see below), which goes when the run ends.
+    scratch = _driver_scratch_directory()
+    conf[HIVE_RESOURCES_DIR] = f"{scratch}/${{hive.session.id}}_resources"
     conf.update(settings.extra_conf)  # the settings' own Spark options win
     if class_path:
         conf[DRIVER_CLASS_PATH] = class_path  # theirs and the loader's jar
     for key, value in conf.items():
         builder = builder.config(key, value)
-    with _private_working_directory() as scratch, _web_ui_on_loopback(local_master and starts_jvm):
-        if HIVE_RESOURCES_DIR not in settings.extra_conf:
-            # Hive's session makes `<java.io.tmpdir>/<session id>_resources` and, as Spark never closes
-            # that session, leaves it there: one more directory in /tmp for every run. In the driver's
-            # scratch directory instead, which goes when the run ends.
-            builder = builder.config(HIVE_RESOURCES_DIR, f"{scratch}/${{hive.session.id}}_resources")
+    with _working_directory(scratch), _web_ui_on_loopback(local_master and starts_jvm):
         spark = builder.enableHiveSupport().getOrCreate()
     if archive is not None and writing_archive:
         keep_at_exit(archive, spark.sparkContext._gateway.proc)
