@@ -2,11 +2,13 @@ package tableloader;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.mapreduce.Job;
 import org.apache.hadoop.mapreduce.TaskAttemptID;
@@ -45,6 +47,10 @@ import scala.Option;
  * task for a row type that holds every member table's columns (measured in the benchmarks' README,
  * "A group's rows written as the query gives them"). The job still runs as a SQL execution of the query,
  * so the query's observations (what was read) complete with it, as they do with a Dataset action.
+ *
+ * <p>The tables share one Hadoop configuration, shipped once, plus the few settings each table's {@code
+ * prepareWrite} made its own (the ORC schema, above all): a configuration serializes to about 115 KB,
+ * and one per table was serialized twice on the driver and read back in every task of every group.
  */
 public class ManyTablesOrcWriter implements FlatMapFunction<Iterator<InternalRow>, String> {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -53,15 +59,19 @@ public class ManyTablesOrcWriter implements FlatMapFunction<Iterator<InternalRow
   private final String[] directories;
   private final String[] partitionNames;
   private final OutputWriterFactory[] factories;
-  private final SerializableConfiguration[] confs;
+  private final SerializableConfiguration shared;
+  // Per table: the settings its prepareWrite set or changed (a null value: one it unset).
+  private final ArrayList<HashMap<String, String>> ownSettings;
 
   private ManyTablesOrcWriter(StructType[] types, String[] directories, String[] partitionNames,
-      OutputWriterFactory[] factories, SerializableConfiguration[] confs) {
+      OutputWriterFactory[] factories, SerializableConfiguration shared,
+      ArrayList<HashMap<String, String>> ownSettings) {
     this.types = types;
     this.directories = directories;
     this.partitionNames = partitionNames;
     this.factories = factories;
-    this.confs = confs;
+    this.shared = shared;
+    this.ownSettings = ownSettings;
   }
 
   /**
@@ -83,15 +93,46 @@ public class ManyTablesOrcWriter implements FlatMapFunction<Iterator<InternalRow
     int n = schemas.length;
     StructType[] types = new StructType[n];
     OutputWriterFactory[] factories = new OutputWriterFactory[n];
-    SerializableConfiguration[] confs = new SerializableConfiguration[n];
+    Configuration shared = spark.sessionState().newHadoopConf();
+    ArrayList<HashMap<String, String>> ownSettings = new ArrayList<>(n);
     for (int t = 0; t < n; t++) {
       types[t] = (StructType) DataType.fromJson(schemas[t]);
-      Job job = Job.getInstance(spark.sessionState().newHadoopConf());
+      Job job = Job.getInstance(shared); // a copy: prepareWrite changes the job's, not the shared one
       factories[t] = new OrcFileFormat().prepareWrite(
           spark, job, scala.collection.immutable.Map$.MODULE$.<String, String>empty(), types[t]);
-      confs[t] = new SerializableConfiguration(job.getConfiguration());
+      ownSettings.add(difference(shared, job.getConfiguration()));
     }
-    return new ManyTablesOrcWriter(types, directories, partitionNames, factories, confs);
+    return new ManyTablesOrcWriter(types, directories, partitionNames, factories,
+        new SerializableConfiguration(shared), ownSettings);
+  }
+
+  /** The settings of {@code changed} that are not those of {@code base}; null for one it has not. */
+  static HashMap<String, String> difference(Configuration base, Configuration changed) {
+    HashMap<String, String> settings = new HashMap<>();
+    for (Map.Entry<String, String> setting : changed) {
+      if (!setting.getValue().equals(base.getRaw(setting.getKey()))) {
+        settings.put(setting.getKey(), setting.getValue());
+      }
+    }
+    for (Map.Entry<String, String> setting : base) {
+      if (changed.getRaw(setting.getKey()) == null) {
+        settings.put(setting.getKey(), null);
+      }
+    }
+    return settings;
+  }
+
+  /** Table {@code t}'s configuration in a task: the shared one with the table's own settings. */
+  private Configuration tableConf(int t) {
+    Configuration conf = new Configuration(shared.value());
+    for (Map.Entry<String, String> setting : ownSettings.get(t).entrySet()) {
+      if (setting.getValue() == null) {
+        conf.unset(setting.getKey());
+      } else {
+        conf.set(setting.getKey(), setting.getValue());
+      }
+    }
+    return conf;
   }
 
   @Override
@@ -118,7 +159,7 @@ public class ManyTablesOrcWriter implements FlatMapFunction<Iterator<InternalRow
         int t = row.getInt(0);
         if (t != lastTable || !samePartition(row, lastValues)) {
           if (contexts[t] == null) {
-            contexts[t] = new TaskAttemptContextImpl(confs[t].value(), new TaskAttemptID(
+            contexts[t] = new TaskAttemptContextImpl(tableConf(t), new TaskAttemptID(
                 "tableloader", task.stageId(), TaskType.MAP, task.partitionId(), task.attemptNumber()));
             extensions[t] = factories[t].getFileExtension(contexts[t]);
           }
@@ -156,7 +197,7 @@ public class ManyTablesOrcWriter implements FlatMapFunction<Iterator<InternalRow
         for (OpenFile open : files.values()) {
           try {
             Path path = new Path(open.path);
-            path.getFileSystem(confs[open.table].value()).delete(path, false);
+            path.getFileSystem(contexts[open.table].getConfiguration()).delete(path, false);
           } catch (Exception ignored) {
             // the run's staging directory goes with the run
           }

@@ -1,0 +1,67 @@
+"""The loader's group writer (`loader.formats.hive.many_tables`, its Java class in `loader/jvm/`) on its
+own, without Kafka: one Spark job writing the rows of tables of different schemas, each file as Spark's
+ORC writer would write it for that table alone, with the session's ORC settings."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pyarrow.orc as orc
+import pytest
+from pyspark.sql import DataFrame, SparkSession
+
+from loader.formats import GROUP_MEMBER, GROUP_TIMESTAMP, group_rows_column
+from loader.formats.hive.many_tables import WrittenFile, write_tables
+
+pytestmark = pytest.mark.integration
+
+CODEC = "spark.sql.orc.compression.codec"
+
+
+@pytest.fixture
+def writer_session(spark: SparkSession) -> Iterator[SparkSession]:
+    """A session of the test application whose ORC codec is not Spark's default (zstd)."""
+    session = spark.newSession()
+    session.conf.set(CODEC, "snappy")
+    yield session
+
+
+def group_rows(spark: SparkSession) -> DataFrame:
+    """Rows of two members of different schemas, one row of neither (NULL member: not written), in two
+    hours of one day."""
+    counts = "STRUCT<n: INT, tags: ARRAY<STRING>>"
+    return spark.sql(f"""
+        SELECT * FROM VALUES
+          (0, TIMESTAMP'2026-01-02 03:04:05', named_struct('id', 1L, 'url', '/a'), CAST(NULL AS {counts})),
+          (1, TIMESTAMP'2026-01-02 03:10:00', NULL, named_struct('n', 7, 'tags', array('x', 'y'))),
+          (0, TIMESTAMP'2026-01-02 04:00:00', named_struct('id', 2L, 'url', '/b'), NULL),
+          (NULL, TIMESTAMP'2026-01-02 04:00:00', NULL, NULL)
+        AS t({GROUP_MEMBER}, {GROUP_TIMESTAMP}, {group_rows_column(0)}, {group_rows_column(1)})
+    """)  # fmt: skip
+
+
+def read_back(spark: SparkSession, file: WrittenFile) -> list[tuple]:
+    return [tuple(r) for r in spark.read.orc(file.path).collect()]
+
+
+def test_one_job_writes_each_member_s_files_with_the_session_s_orc_settings(
+    writer_session: SparkSession, tmp_path: Path
+) -> None:
+    directories = [str(tmp_path / "views"), str(tmp_path / "counts")]
+    written = sorted(write_tables(writer_session, group_rows(writer_session), directories, "hour"), key=str)
+
+    by_member = {m: [f for f in written if f.member == m] for m in (0, 1)}
+    assert [(Path(f.path).parent.relative_to(directories[0]).as_posix(), f.rows) for f in by_member[0]] == [
+        ("dt=2026-01-02/hour=03", 1),
+        ("dt=2026-01-02/hour=04", 1),
+    ]
+    assert [(Path(f.path).parent.relative_to(directories[1]).as_posix(), f.rows) for f in by_member[1]] == [
+        ("dt=2026-01-02/hour=03", 1)
+    ]
+    assert [read_back(writer_session, f) for f in by_member[0]] == [[(1, "/a")], [(2, "/b")]]
+    assert read_back(writer_session, by_member[1][0]) == [(7, ["x", "y"])]
+    # Every member's files carry the settings Spark's ORC writer takes from the session (here its
+    # codec), although the members share one Hadoop configuration in the job.
+    assert {orc.ORCFile(f.path).compression for f in written} == {"SNAPPY"}
+    assert {Path(f.path).suffix for f in written} == {".orc"}
