@@ -78,17 +78,12 @@ class StateStore:
         return datetime.fromtimestamp(millis / 1000, UTC)
 
     def read_text(self, location: str) -> str:
+        """The whole file, as `write_text` wrote it. One JVM call for all its bytes: a manifest holds a
+        line per topic partition and file, and a call per line cost a run about 60 microseconds each,
+        a second a read at a thousand topics."""
         stream = self._fs_for(location).open(self._p(location))
         try:
-            reader = self.spark._jvm.java.io.BufferedReader(
-                self.spark._jvm.java.io.InputStreamReader(stream, "UTF-8")
-            )
-            lines = []
-            line = reader.readLine()
-            while line is not None:
-                lines.append(line)
-                line = reader.readLine()
-            return "\n".join(lines)
+            return bytes(stream.readAllBytes()).decode("utf-8")
         finally:
             stream.close()
 
