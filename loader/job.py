@@ -32,6 +32,7 @@ from loader.formats.hive.metastore import add_partitions
 from loader.formats.hive.table_catalog import TableCatalog
 from loader.formats.iceberg import IcebergFormat
 from loader.formats.one_format import MixedTableFormats, raise_mixed_formats
+from loader.jvm_calls import answer_without_delay
 from loader.operations.audit import TopicRecord, audit_path, audit_record
 from loader.operations.lock import LockHeld, RunLock
 from loader.planning.commit_protocol import CommitLog, Manifest, StagedTable
@@ -100,6 +101,7 @@ def spark_for(settings: LoaderSettings) -> SparkSession:
         )
     )
     spark.sparkContext.setLogLevel("ERROR")
+    answer_without_delay(spark)
     return spark
 
 
