@@ -44,7 +44,7 @@ def test_this_thread_s_connection_and_every_later_one_answer_at_once(spark: Spar
     assert wide.toString() == "x" * 100_000
 
 
-def test_without_the_loaders_jar_calls_keep_py4js_default(
+def test_without_the_loaders_jar_nothing_is_installed(
     spark: SparkSession, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(jvm_calls, "LISTENER_CLASS", "NoSuchListener")

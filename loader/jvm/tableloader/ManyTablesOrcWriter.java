@@ -49,8 +49,8 @@ import scala.Option;
  * so the query's observations (what was read) complete with it, as they do with a Dataset action.
  *
  * <p>The tables share one Hadoop configuration, shipped once, plus the few settings each table's {@code
- * prepareWrite} made its own (the ORC schema, above all): a configuration serializes to about 115 KB,
- * and one per table was serialized twice on the driver and read back in every task of every group.
+ * prepareWrite} made its own (today the ORC codec and output format): a configuration serializes to
+ * about 115 KB, and one per table was serialized twice on the driver and read back in every task.
  */
 public class ManyTablesOrcWriter implements FlatMapFunction<Iterator<InternalRow>, String> {
   private static final ObjectMapper JSON = new ObjectMapper();
