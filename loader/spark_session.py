@@ -14,11 +14,8 @@ started from.
 
 from __future__ import annotations
 
-import atexit
 import os
 import shlex
-import shutil
-import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -41,6 +38,7 @@ from loader.driver_class_archive import (
     spark_installation,
     usable_archive,
 )
+from loader.driver_scratch import make_scratch_directory
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 # The embedded Derby metastore's directory inside a local warehouse (Derby's `metastore_db` and
@@ -200,17 +198,6 @@ def legacy_metastore_notice(warehouse: str) -> str | None:
     )
 
 
-def _remove_at_exit(directory: str) -> None:
-    atexit.register(shutil.rmtree, directory, ignore_errors=True)
-
-
-def _driver_scratch_directory() -> Path:
-    """A fresh temporary directory for the driver JVM's own files, removed when this process exits."""
-    scratch = tempfile.mkdtemp(prefix="loader-spark-driver-")
-    _remove_at_exit(scratch)
-    return Path(scratch)
-
-
 @contextmanager
 def _working_directory(directory: Path) -> Iterator[None]:
     """Runs the block (which may launch the driver JVM) from `directory`, so the JVM inherits that as its
@@ -326,7 +313,7 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
     # Hive's session makes `<java.io.tmpdir>/<session id>_resources` and, as Spark never closes that
     # session, leaves it there: one more directory in /tmp for every run. In the driver's scratch
     # directory instead (also its working directory, see below), which goes when the run ends.
-    scratch = _driver_scratch_directory()
+    scratch = make_scratch_directory()
     conf[HIVE_RESOURCES_DIR] = f"{scratch}/${{hive.session.id}}_resources"
     conf.update(settings.extra_conf)  # the settings' own Spark options win
     if class_path:
