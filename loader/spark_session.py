@@ -156,6 +156,17 @@ def _local_path(uri: str) -> Path | None:
     return None
 
 
+# The embedded metastore (which runs in the driver, on a local warehouse) makes a new database's or
+# table's directory and then, as Hive 2.3 does by default, copies its parent's group and permissions onto
+# it through Hadoop's shell commands (`chgrp`, `chmod`): each reads the directory's owner and mode by
+# starting an `ls -ld` process, three per table, about a third of a table's creation on a local disk
+# (benchmarks/README.md, "Table directories without Hive's permission copy"). Hive 3 dropped that copy;
+# the directory gets the process's umask, as the loader's own partition directories and files always
+# have, and whoever cannot enter the database's directory still cannot reach the table's. A metastore
+# service keeps its own setting: it makes the directories there, not here.
+EMBEDDED_METASTORE_CONF = {"spark.hadoop.hive.warehouse.subdir.inherit.perms": "false"}
+
+
 @dataclass(frozen=True)
 class EmbeddedMetastore:
     """Where the embedded Derby metastore of a local warehouse lives."""
@@ -306,6 +317,7 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
             f"jdbc:derby:;databaseName={metastore.database};create=true"
         )
         java_options.append(f"-Dderby.system.home={metastore.home}")
+        conf.update(EMBEDDED_METASTORE_CONF)
     if java_options:
         # Spark splits the setting as a shell would: a warehouse path with a space stays one option.
         conf["spark.driver.extraJavaOptions"] = " ".join(shlex.quote(option) for option in java_options)

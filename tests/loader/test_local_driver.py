@@ -1,12 +1,15 @@
 """A local driver started as a `loader run` starts it, in a process of its own: its web UI listens on
-loopback only (`_web_ui_on_loopback` in loader/spark_session.py), read off the kernel's socket tables, and
-it leaves nothing in the temporary directory when its process ends."""
+loopback only (`_web_ui_on_loopback` in loader/spark_session.py), read off the kernel's socket tables; it
+leaves nothing in the temporary directory when its process ends; and its embedded metastore makes a
+database's and a table's directories without a shell process (`EMBEDDED_METASTORE_CONF`), seen by an
+`ls` first on the driver's PATH that notes each call."""
 
 from __future__ import annotations
 
 import ipaddress
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -42,6 +45,10 @@ spark = build_spark_session(SparkSettings(
     warehouse_dir=warehouse, master="local[1]", extra_conf={"spark.ui.port": "0"},
     driver_java_options=(f"-Djava.io.tmpdir={temporary}",)))
 spark.sql("SHOW DATABASES").collect()  # the Hive client is made on first use
+with open(Path(temporary).parent / "ls.log", "a") as log:
+    log.write("made:\\n")  # the calls before this line are the session's own start
+spark.sql("CREATE DATABASE lake")
+spark.sql("CREATE TABLE lake.events (id BIGINT, dt STRING) USING orc PARTITIONED BY (dt)")
 port = spark.sparkContext._jsc.sc().ui().get().boundPort()
 print(json.dumps({"port": port, "listening": listening(port)}))
 jvm = spark.sparkContext._gateway.proc
@@ -52,10 +59,17 @@ jvm.wait(timeout=120)
 
 
 def run_driver(tmp_path: Path, **env: str) -> dict[str, Any]:
-    """Starts the driver with its temporary directory (Python's and Java's) in `tmp_path/tmp`."""
+    """Starts the driver with its temporary directory (Python's and Java's) in `tmp_path/tmp`, and an
+    `ls` on its PATH that notes its arguments in `tmp_path/ls.log` before it runs the real one."""
     temporary = tmp_path / "tmp"
     temporary.mkdir()
+    shims = tmp_path / "bin"
+    shims.mkdir()
+    log = tmp_path / "ls.log"
+    (shims / "ls").write_text(f'#!/bin/sh\necho "$*" >> {log}\nexec {shutil.which("ls")} "$@"\n')
+    (shims / "ls").chmod(0o755)
     environment = {k: v for k, v in os.environ.items() if k != LOCAL_IP_ENV} | env
+    environment["PATH"] = f"{shims}{os.pathsep}{environment.get('PATH', '')}"
     done = subprocess.run(
         [sys.executable, "-c", DRIVER, str(tmp_path / "warehouse"), str(temporary)],
         cwd=tmp_path,
@@ -69,6 +83,7 @@ def run_driver(tmp_path: Path, **env: str) -> dict[str, Any]:
     seen: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen["port"] > 0 and seen["listening"], seen
     seen["left in the temporary directory"] = sorted(p.name for p in temporary.iterdir())
+    seen["ls after the session started"] = log.read_text().split("made:\n", 1)[1].splitlines()
     return seen
 
 
@@ -91,3 +106,12 @@ def test_a_local_drivers_web_ui_listens_on_loopback_only_and_leaves_no_temporary
 def test_an_address_the_environment_names_is_kept(tmp_path: Path) -> None:
     seen = run_driver(tmp_path, **{LOCAL_IP_ENV: "0.0.0.0"})
     assert not any(loopback(a) for a in seen["listening"]), seen
+
+
+def test_the_embedded_metastore_makes_a_database_and_a_table_without_a_shell_process(tmp_path: Path) -> None:
+    """Hive 2.3 would copy the parent directory's group and mode onto each new one with Hadoop's shell
+    commands, which read the directory's with an `ls -ld` process (three per table on a local disk)."""
+    seen = run_driver(tmp_path)
+    assert seen["ls after the session started"] == [], seen
+    warehouse = tmp_path / "warehouse"
+    assert (warehouse / "lake.db" / "events").is_dir()
