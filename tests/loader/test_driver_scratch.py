@@ -82,7 +82,7 @@ def test_directories_without_a_lock_file_are_left_alone(tmp_path: Path) -> None:
     older = tmp_path / f"{PREFIX}older"
     older.mkdir()
     unrelated = tmp_path / "someone-elses"
-    (unrelated / OWNER_LOCK).parent.mkdir()
+    unrelated.mkdir()
     (unrelated / OWNER_LOCK).touch()
     make_scratch_directory(tmp_path)
     assert older.is_dir() and unrelated.is_dir()

@@ -66,7 +66,7 @@ def run_driver(tmp_path: Path, **env: str) -> dict[str, Any]:
     shims = tmp_path / "bin"
     shims.mkdir()
     log = tmp_path / "ls.log"
-    (shims / "ls").write_text(f'#!/bin/sh\necho "$*" >> {log}\nexec {shutil.which("ls")} "$@"\n')
+    (shims / "ls").write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec "{shutil.which("ls")}" "$@"\n')
     (shims / "ls").chmod(0o755)
     environment = {k: v for k, v in os.environ.items() if k != LOCAL_IP_ENV} | env
     environment["PATH"] = f"{shims}{os.pathsep}{environment.get('PATH', '')}"
