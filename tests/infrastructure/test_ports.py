@@ -1,0 +1,46 @@
+"""The tests' free ports: each xdist worker from a block of its own, below the kernel's ephemeral range, so
+two workers (or an outgoing connection) never get the same port between its choice and its bind."""
+
+from __future__ import annotations
+
+import itertools
+import socket
+
+import pytest
+
+from tests.fixtures.ports import FIRST_PORT, PORTS_PER_WORKER, free_port, worker_index, worker_ports
+
+
+def ephemeral_range() -> range:
+    with open("/proc/sys/net/ipv4/ip_local_port_range") as limits:
+        low, high = (int(v) for v in limits.read().split())
+    return range(low, high + 1)
+
+
+def test_workers_take_ports_from_disjoint_blocks_outside_the_ephemeral_range() -> None:
+    blocks = [set(itertools.islice(worker_ports(worker_index(w)), PORTS_PER_WORKER)) for w in ("gw0", "gw1")]
+    assert len(blocks[0]) == len(blocks[1]) == PORTS_PER_WORKER
+    assert not blocks[0] & blocks[1]
+    ephemeral = ephemeral_range()
+    assert not any(port in ephemeral for block in blocks for port in block)
+    assert worker_index(None) == 0  # no xdist: the first block
+
+
+def test_a_worker_never_hands_out_a_port_twice_in_a_row_of_its_block() -> None:
+    ports = worker_ports(5)
+    handed = [free_port(ports) for _ in range(20)]
+    assert len(set(handed)) == 20
+    assert all(FIRST_PORT + 5 * PORTS_PER_WORKER <= p < FIRST_PORT + 6 * PORTS_PER_WORKER for p in handed)
+
+
+def test_a_port_something_listens_on_is_skipped() -> None:
+    first = FIRST_PORT + 7 * PORTS_PER_WORKER
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
+        taken.bind(("127.0.0.1", first))
+        taken.listen()
+        assert free_port(worker_ports(7)) == first + 1
+
+
+def test_more_workers_than_blocks_is_refused() -> None:
+    with pytest.raises(RuntimeError, match="at most 24 test workers"):
+        worker_index("gw24")
