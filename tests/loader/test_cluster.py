@@ -14,18 +14,23 @@ import sys
 import textwrap
 import time
 import urllib.request
+import uuid
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
+from py4j.protocol import Py4JJavaError
+from pyspark.sql import SparkSession
 
+from loader.formats.hive.many_tables import write_tables
 from loader.schema.naming import table_name
 from loader.spark_session import connector_jars, iceberg_jars
 from tests.fixtures.cluster import Cluster
 from tests.fixtures.kafka import KafkaBroker
 from tests.fixtures.ports import free_port
 from tests.loader.harness import REPO_ROOT, Harness, record_schema
+from tests.loader.test_many_tables_writer import group_rows
 
 pytestmark = pytest.mark.integration
 
@@ -304,3 +309,34 @@ def test_killed_driver_and_executor_lose_nothing_and_load_nothing_twice(
     audited = submit(cluster, harness, tmp_path, command="audit")
     assert audited.returncode == 0, audited.stdout[-3000:] + audited.stderr[-3000:]
     assert "clean" in audited.stdout, audited.stdout
+
+
+def hdfs_files(spark: SparkSession, directory: str) -> list[tuple[str, bool]]:
+    """Every file under `directory` on HDFS, with whether its writer closed it: `(path, closed)`."""
+    jvm = spark._jvm
+    root = jvm.org.apache.hadoop.fs.Path(directory)
+    fs = root.getFileSystem(spark._jsc.hadoopConfiguration())
+    listing, files = fs.listFiles(root, True), []
+    while listing.hasNext():
+        path = listing.next().getPath()
+        files.append((path.getName(), bool(fs.isFileClosed(path))))
+    return files
+
+
+def test_group_writer_closes_and_removes_every_file_when_hdfs_refuses_one(
+    cluster: Cluster, spark: SparkSession
+) -> None:
+    """A staging directory over its HDFS space quota: closing a file (when a small ORC file's one block is
+    allocated) fails. The task fails with HDFS's reason, and closes and removes every file it had open, not
+    only those before the one whose close failed: no file stays open for write on the namenode."""
+    jvm = spark._jvm
+    base = f"{cluster.addresses['CLUSTER_HDFS']}/quota-{uuid.uuid4().hex}"
+    directory = jvm.org.apache.hadoop.fs.Path(base)
+    fs = directory.getFileSystem(spark._jsc.hadoopConfiguration())
+    fs.mkdirs(directory)
+    quota_not_set = jvm.java.lang.Long.MAX_VALUE  # HdfsConstants.QUOTA_DONT_SET: the name quota unchanged
+    fs.setQuota(directory, quota_not_set, 1)  # one byte: no block can be allocated under it
+    rows = group_rows(spark).coalesce(1)  # one task, which opens three files (two tables, two hours)
+    with pytest.raises(Py4JJavaError, match="DSQuotaExceededException"):
+        write_tables(spark, rows, [f"{base}/views", f"{base}/counts"], "hour")
+    assert hdfs_files(spark, base) == []

@@ -149,7 +149,7 @@ public class ManyTablesOrcWriter implements FlatMapFunction<Iterator<InternalRow
     int lastTable = -1;
     UTF8String[] lastValues = new UTF8String[parts];
     OpenFile file = null;
-    boolean written = false;
+    Throwable failure = null;
     try {
       while (rows.hasNext()) {
         InternalRow row = rows.next();
@@ -181,28 +181,39 @@ public class ManyTablesOrcWriter implements FlatMapFunction<Iterator<InternalRow
         file.writer.write(row.getStruct(1 + parts + t, types[t].size()));
         file.rows++;
       }
-      written = true;
-    } finally {
+    } catch (Throwable t) {
+      failure = t;
+    }
+    // Every file is closed, even after one fails to close (an HDFS quota refuses its block): a file left
+    // open stays open for write on the namenode, with its lease, for as long as the executor lives.
+    for (OpenFile open : files.values()) {
+      try {
+        open.writer.close();
+      } catch (Throwable t) {
+        if (failure == null) {
+          failure = t;
+        } else {
+          failure.addSuppressed(t);
+        }
+      }
+    }
+    if (failure != null) {
+      // Best effort: a failed attempt's files are never staged anyway (they are not returned).
       for (OpenFile open : files.values()) {
         try {
-          open.writer.close();
-        } catch (Exception e) {
-          if (written) {
-            throw e;
-          }
+          Path path = new Path(open.path);
+          path.getFileSystem(contexts[open.table].getConfiguration()).delete(path, false);
+        } catch (Exception ignored) {
+          // the run's staging directory goes with the run
         }
       }
-      if (!written) {
-        // Best effort: a failed attempt's files are never staged anyway (they are not returned).
-        for (OpenFile open : files.values()) {
-          try {
-            Path path = new Path(open.path);
-            path.getFileSystem(contexts[open.table].getConfiguration()).delete(path, false);
-          } catch (Exception ignored) {
-            // the run's staging directory goes with the run
-          }
-        }
+      if (failure instanceof Error) {
+        throw (Error) failure;
       }
+      if (failure instanceof Exception) {
+        throw (Exception) failure;
+      }
+      throw new IllegalStateException(failure);
     }
     List<String> out = new ArrayList<>();
     for (OpenFile open : files.values()) {
