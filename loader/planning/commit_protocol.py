@@ -21,6 +21,7 @@ import json
 import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from urllib.parse import unquote
 
 from loader.fault_injection import crash_point
 from loader.planning.offsets import TopicPartition
@@ -118,12 +119,14 @@ def final_file_name(staged_file: str, staging_dir: str, table_location: str, run
 
 
 def partition_spec(relative_dir: str) -> dict[str, str]:
-    """`dt=2026-11-23/hour=04` -> {"dt": "2026-11-23", "hour": "04"}."""
+    """`dt=2026-11-23/hour=04` -> {"dt": "2026-11-23", "hour": "04"}. Spark's writers escape a name or
+    value's `/`, `=`, `:`, `%` and the like in a directory name as `%XX` (Hive's `escapePathName`); the
+    metastore is given them as they are."""
     spec = {}
     for part in relative_dir.strip("/").split("/"):
         if "=" in part:
             key, value = part.split("=", 1)
-            spec[key] = value
+            spec[unquote(key)] = unquote(value)
     return spec
 
 

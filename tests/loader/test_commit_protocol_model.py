@@ -51,3 +51,9 @@ def test_relative_paths_ignore_the_file_scheme() -> None:
 def test_partition_spec_from_directory() -> None:
     assert partition_spec("dt=2026-11-23/hour=04") == {"dt": "2026-11-23", "hour": "04"}
     assert partition_spec("dt=2026-11-23") == {"dt": "2026-11-23"}
+
+
+def test_partition_spec_unescapes_what_spark_escaped_in_directory_names() -> None:
+    # Spark's (Hive's) escapePathName: `:` -> %3A, `=` -> %3D, `/` -> %2F, `%` -> %25; `+` stays `+`.
+    assert partition_spec("dt=2026-11-23/hour=04%3A00") == {"dt": "2026-11-23", "hour": "04:00"}
+    assert partition_spec("k%3Dx=a%2Fb%25c+d") == {"k=x": "a/b%c+d"}
