@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -222,6 +223,21 @@ def _working_directory(directory: Path) -> Iterator[None]:
 
 
 @contextmanager
+def _python_temporary_files_in(directory: Path) -> Iterator[None]:
+    """Runs the block (which may launch the driver JVM) with Python's `tempfile` making its files in
+    `directory`. PySpark waits for the JVM with a connection directory made by `tempfile.mkdtemp()` and
+    removes it when the JVM has answered; a run killed meanwhile left it in the system's temporary
+    directory for good. In the driver's scratch directory it goes with that (see
+    `loader.driver_scratch`). The process's own default is restored at once."""
+    previous = tempfile.tempdir
+    tempfile.tempdir = str(directory)
+    try:
+        yield
+    finally:
+        tempfile.tempdir = previous
+
+
+@contextmanager
 def _web_ui_on_loopback(local: bool) -> Iterator[None]:
     """Runs the block (which may launch the driver JVM) with `SPARK_LOCAL_IP` set to loopback for a local
     driver, unless the environment names an address already. Spark binds its web UI to that variable's
@@ -332,7 +348,11 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
         conf[DRIVER_CLASS_PATH] = class_path  # theirs and the loader's jar
     for key, value in conf.items():
         builder = builder.config(key, value)
-    with _working_directory(scratch), _web_ui_on_loopback(local_master and starts_jvm):
+    with (
+        _working_directory(scratch),
+        _python_temporary_files_in(scratch),
+        _web_ui_on_loopback(local_master and starts_jvm),
+    ):
         spark = builder.enableHiveSupport().getOrCreate()
     if archive is not None and writing_archive:
         keep_at_exit(archive, spark.sparkContext._gateway.proc)

@@ -10,8 +10,10 @@ import ipaddress
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +64,7 @@ def run_driver(tmp_path: Path, **env: str) -> dict[str, Any]:
     """Starts the driver with its temporary directory (Python's and Java's) in `tmp_path/tmp`, and an
     `ls` on its PATH that notes its arguments in `tmp_path/ls.log` before it runs the real one."""
     temporary = tmp_path / "tmp"
-    temporary.mkdir()
+    temporary.mkdir(exist_ok=True)
     shims = tmp_path / "bin"
     shims.mkdir()
     log = tmp_path / "ls.log"
@@ -115,3 +117,46 @@ def test_the_embedded_metastore_makes_a_database_and_a_table_without_a_shell_pro
     assert seen["ls after the session started"] == [], seen
     warehouse = tmp_path / "warehouse"
     assert (warehouse / "lake.db" / "events").is_dir()
+
+
+KILLED_WHILE_THE_JVM_STARTS = """
+import sys
+from loader.spark_session import SparkSettings, build_spark_session
+build_spark_session(SparkSettings(warehouse_dir=sys.argv[1], master="local[1]",
+    driver_java_options=(f"-Djava.io.tmpdir={sys.argv[2]}",)))
+"""
+
+
+def children(pid: int) -> list[int]:
+    return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+def test_a_driver_killed_while_its_jvm_starts_leaves_nothing_once_the_next_one_has_started(
+    tmp_path: Path,
+) -> None:
+    """PySpark waits for its JVM with a connection directory (`tmp*`) made by Python's `tempfile`: a
+    driver killed then left it in the temporary directory for good. It is made in the driver's scratch
+    directory, which the next driver's start removes (see `loader.driver_scratch`)."""
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    environment = {k: v for k, v in os.environ.items() if k != LOCAL_IP_ENV}
+    environment |= {"PYTHONPATH": str(REPO_ROOT), "TMPDIR": str(temporary)}
+    starting = subprocess.Popen(
+        [sys.executable, "-c", KILLED_WHILE_THE_JVM_STARTS, str(tmp_path / "warehouse"), str(temporary)],
+        cwd=tmp_path,
+        env=environment,
+    )
+    deadline = time.monotonic() + 120
+    while not any(p.name.startswith("tmp") for p in temporary.rglob("*")):  # PySpark is waiting
+        assert starting.poll() is None and time.monotonic() < deadline, "PySpark never waited for its JVM"
+        time.sleep(0.01)
+    jvms = children(starting.pid)
+    starting.kill()
+    assert starting.wait(timeout=30) == -signal.SIGKILL
+    for jvm in jvms:  # it ends when its end of the pipe to the killed driver closes
+        while Path(f"/proc/{jvm}").exists():
+            assert time.monotonic() < deadline, f"the killed driver's JVM {jvm} did not end"
+            time.sleep(0.1)
+
+    seen = run_driver(tmp_path)
+    assert seen["left in the temporary directory"] == [], seen
