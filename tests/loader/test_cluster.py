@@ -2,7 +2,8 @@
 spark://...` of `loader/cli.py run` with the connectors' jars, the warehouse and the loader's state on HDFS,
 the tables in a Hive metastore backed by PostgreSQL, executors in the workers' JVMs. Each table format's
 rows are then read by an independent Spark application through the same metastore, and `loader audit`
-finds the lake clean."""
+finds the lake clean. The cluster's HDFS also refuses the loader's group writer a block (a space quota),
+which must leave no file behind."""
 
 from __future__ import annotations
 
