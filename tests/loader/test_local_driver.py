@@ -60,6 +60,13 @@ jvm.wait(timeout=120)
 """
 
 
+def driver_environment(temporary: Path) -> dict[str, str]:
+    """This checkout's loader, Python's temporary files in `temporary`, and no `SPARK_LOCAL_IP` from the
+    test's own environment."""
+    environment = {k: v for k, v in os.environ.items() if k != LOCAL_IP_ENV}
+    return environment | {"PYTHONPATH": str(REPO_ROOT), "TMPDIR": str(temporary)}
+
+
 def run_driver(tmp_path: Path, **env: str) -> dict[str, Any]:
     """Starts the driver with its temporary directory (Python's and Java's) in `tmp_path/tmp`, and an
     `ls` on its PATH that notes its arguments in `tmp_path/ls.log` before it runs the real one."""
@@ -70,12 +77,12 @@ def run_driver(tmp_path: Path, **env: str) -> dict[str, Any]:
     log = tmp_path / "ls.log"
     (shims / "ls").write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec "{shutil.which("ls")}" "$@"\n')
     (shims / "ls").chmod(0o755)
-    environment = {k: v for k, v in os.environ.items() if k != LOCAL_IP_ENV} | env
+    environment = driver_environment(temporary) | env
     environment["PATH"] = f"{shims}{os.pathsep}{environment.get('PATH', '')}"
     done = subprocess.run(
         [sys.executable, "-c", DRIVER, str(tmp_path / "warehouse"), str(temporary)],
         cwd=tmp_path,
-        env=environment | {"PYTHONPATH": str(REPO_ROOT), "TMPDIR": str(temporary)},
+        env=environment,
         capture_output=True,
         text=True,
         timeout=300,
@@ -131,6 +138,15 @@ def children(pid: int) -> list[int]:
     return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
 
 
+def running(pid: int) -> bool:
+    """Whether the process is there and not a zombie (one whose parent has not reaped it yet)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
 def test_a_driver_killed_while_its_jvm_starts_leaves_nothing_once_the_next_one_has_started(
     tmp_path: Path,
 ) -> None:
@@ -139,12 +155,10 @@ def test_a_driver_killed_while_its_jvm_starts_leaves_nothing_once_the_next_one_h
     directory, which the next driver's start removes (see `loader.driver_scratch`)."""
     temporary = tmp_path / "tmp"
     temporary.mkdir()
-    environment = {k: v for k, v in os.environ.items() if k != LOCAL_IP_ENV}
-    environment |= {"PYTHONPATH": str(REPO_ROOT), "TMPDIR": str(temporary)}
     starting = subprocess.Popen(
         [sys.executable, "-c", KILLED_WHILE_THE_JVM_STARTS, str(tmp_path / "warehouse"), str(temporary)],
         cwd=tmp_path,
-        env=environment,
+        env=driver_environment(temporary),
     )
     deadline = time.monotonic() + 120
     while not any(p.name.startswith("tmp") for p in temporary.rglob("*")):  # PySpark is waiting
@@ -154,7 +168,7 @@ def test_a_driver_killed_while_its_jvm_starts_leaves_nothing_once_the_next_one_h
     starting.kill()
     assert starting.wait(timeout=30) == -signal.SIGKILL
     for jvm in jvms:  # it ends when its end of the pipe to the killed driver closes
-        while Path(f"/proc/{jvm}").exists():
+        while running(jvm):
             assert time.monotonic() < deadline, f"the killed driver's JVM {jvm} did not end"
             time.sleep(0.1)
 
