@@ -313,7 +313,7 @@ def test_killed_driver_and_executor_lose_nothing_and_load_nothing_twice(
 
 
 def hdfs_files(spark: SparkSession, directory: str) -> list[tuple[str, bool]]:
-    """Every file under `directory` on HDFS, with whether its writer closed it: `(path, closed)`."""
+    """Every file under `directory` on HDFS, with whether its writer closed it: `(name, closed)`."""
     jvm = spark._jvm
     root = jvm.org.apache.hadoop.fs.Path(directory)
     fs = root.getFileSystem(spark._jsc.hadoopConfiguration())
