@@ -334,6 +334,13 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
         )
         java_options.append(f"-Dderby.system.home={metastore.home}")
         conf.update(EMBEDDED_METASTORE_CONF)
+    scratch = make_scratch_directory()
+    if starts_jvm and not any(option.startswith("-Djava.io.tmpdir=") for option in java_options):
+        # The JVM's own temporary files (a local Spark's `blockmgr-*` and `spark-*` directories, native
+        # libraries such as lz4's) are removed by its shutdown hooks, which a JVM killed (the OOM killer
+        # picks the biggest process) never runs: they stayed in the system's temporary directory. In the
+        # driver's scratch directory they go with it (see `loader.driver_scratch`).
+        java_options.append(f"-Djava.io.tmpdir={scratch}")
     if java_options:
         # Spark splits the setting as a shell would: a warehouse path with a space stays one option.
         conf["spark.driver.extraJavaOptions"] = " ".join(shlex.quote(option) for option in java_options)
@@ -341,7 +348,6 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
     # Hive's session makes `<java.io.tmpdir>/<session id>_resources` and, as Spark never closes that
     # session, leaves it there: one more directory in /tmp for every run. In the driver's scratch
     # directory instead (also its working directory, see below), which goes when the run ends.
-    scratch = make_scratch_directory()
     conf[HIVE_RESOURCES_DIR] = f"{scratch}/${{hive.session.id}}_resources"
     conf.update(settings.extra_conf)  # the settings' own Spark options win
     if class_path:

@@ -174,3 +174,37 @@ def test_a_driver_killed_while_its_jvm_starts_leaves_nothing_once_the_next_one_h
 
     seen = run_driver(tmp_path)
     assert seen["left in the temporary directory"] == [], seen
+
+
+JVM_KILLED = """
+import os, signal, sys
+from loader.spark_session import SparkSettings, build_spark_session
+spark = build_spark_session(SparkSettings(warehouse_dir=sys.argv[1], master="local[1]"))
+spark.range(10).count()  # the block manager in use
+print(spark._jvm.java.lang.System.getProperty("java.io.tmpdir"))
+jvm = spark.sparkContext._gateway.proc
+os.kill(jvm.pid, signal.SIGKILL)
+jvm.wait(timeout=60)
+"""
+
+
+def test_a_driver_whose_jvm_is_killed_leaves_nothing_in_the_temporary_directory(tmp_path: Path) -> None:
+    """The OOM killer takes the driver's JVM, the biggest process: its shutdown hooks never run. Spark's
+    block manager and temporary directories, and native libraries, were made in the JVM's temporary
+    directory (the system's) and stayed there; the JVM's temporary directory is now the driver's scratch
+    directory, which the driver removes when it exits (or the next driver, when it was killed too)."""
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-c", JVM_KILLED, str(tmp_path / "warehouse"), str(temporary)],
+        cwd=tmp_path,
+        env=driver_environment(temporary),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    jvm_temporary = Path(done.stdout.strip().splitlines()[-1])
+    assert jvm_temporary.parent == temporary and jvm_temporary.name.startswith("loader-spark-driver-")
+    assert sorted(p.name for p in temporary.iterdir()) == []
