@@ -67,6 +67,11 @@ def driver_environment(temporary: Path) -> dict[str, str]:
     return environment | {"PYTHONPATH": str(REPO_ROOT), "TMPDIR": str(temporary)}
 
 
+def driver_command(script: str, tmp_path: Path, temporary: Path) -> list[str]:
+    """`script` run by this Python with its arguments: the warehouse in `tmp_path` and `temporary`."""
+    return [sys.executable, "-c", script, str(tmp_path / "warehouse"), str(temporary)]
+
+
 def run_driver(tmp_path: Path, **env: str) -> dict[str, Any]:
     """Starts the driver with its temporary directory (Python's and Java's) in `tmp_path/tmp`, and an
     `ls` on its PATH that notes its arguments in `tmp_path/ls.log` before it runs the real one."""
@@ -80,7 +85,7 @@ def run_driver(tmp_path: Path, **env: str) -> dict[str, Any]:
     environment = driver_environment(temporary) | env
     environment["PATH"] = f"{shims}{os.pathsep}{environment.get('PATH', '')}"
     done = subprocess.run(
-        [sys.executable, "-c", DRIVER, str(tmp_path / "warehouse"), str(temporary)],
+        driver_command(DRIVER, tmp_path, temporary),
         cwd=tmp_path,
         env=environment,
         capture_output=True,
@@ -156,7 +161,7 @@ def test_a_driver_killed_while_its_jvm_starts_leaves_nothing_once_the_next_one_h
     temporary = tmp_path / "tmp"
     temporary.mkdir()
     starting = subprocess.Popen(
-        [sys.executable, "-c", KILLED_WHILE_THE_JVM_STARTS, str(tmp_path / "warehouse"), str(temporary)],
+        driver_command(KILLED_WHILE_THE_JVM_STARTS, tmp_path, temporary),
         cwd=tmp_path,
         env=driver_environment(temporary),
     )
@@ -196,7 +201,7 @@ def test_a_driver_whose_jvm_is_killed_leaves_nothing_in_the_temporary_directory(
     temporary = tmp_path / "tmp"
     temporary.mkdir()
     done = subprocess.run(
-        [sys.executable, "-c", JVM_KILLED, str(tmp_path / "warehouse"), str(temporary)],
+        driver_command(JVM_KILLED, tmp_path, temporary),
         cwd=tmp_path,
         env=driver_environment(temporary),
         capture_output=True,
