@@ -4,10 +4,12 @@ two workers (or an outgoing connection) never get the same port between its choi
 from __future__ import annotations
 
 import itertools
+import re
 import socket
 
 import pytest
 
+from tests.fixtures.cluster import PORT_NAMES, REPO_ROOT
 from tests.fixtures.ports import FIRST_PORT, PORTS_PER_WORKER, free_port, worker_index, worker_ports
 
 
@@ -44,3 +46,11 @@ def test_a_port_something_listens_on_is_skipped() -> None:
 def test_more_workers_than_blocks_is_refused() -> None:
     with pytest.raises(RuntimeError, match="at most 24 test workers"):
         worker_index("gw24")
+
+
+def test_the_cluster_fixture_gives_the_cluster_script_every_port_it_would_choose() -> None:
+    """A port the cluster script chose itself would come from the ephemeral range."""
+    script = (REPO_ROOT / "scripts" / "cluster").read_text()
+    found = re.search(r"^PORT_NAMES=\(([^)]*)\)", script, re.MULTILINE)
+    assert found, "scripts/cluster no longer declares PORT_NAMES"
+    assert sorted(found.group(1).split()) == sorted(PORT_NAMES)

@@ -27,9 +27,9 @@ from pyspark.sql import SparkSession
 from loader.formats.hive.many_tables import write_tables
 from loader.schema.naming import table_name
 from loader.spark_session import connector_jars, iceberg_jars
-from tests.fixtures.cluster import Cluster
+from tests.fixtures.cluster import PORT_NAMES, Cluster, parse_env_lines
 from tests.fixtures.kafka import KafkaBroker
-from tests.fixtures.ports import free_port
+from tests.fixtures.ports import FIRST_PORT, PORTS_PER_WORKER, free_port, worker_index
 from tests.loader.harness import REPO_ROOT, Harness, record_schema
 from tests.loader.test_many_tables_writer import group_rows
 
@@ -128,6 +128,20 @@ def applications(cluster: Cluster) -> list[dict[str, Any]]:
     with urllib.request.urlopen(f"{ui}/json/", timeout=10) as response:
         state = json.load(response)
     return [*state.get("activeapps", []), *state.get("completedapps", [])]
+
+
+def test_the_cluster_listens_on_the_test_workers_own_ports(cluster: Cluster) -> None:
+    """Ports the script chose itself would come from the kernel's ephemeral range (see
+    tests/fixtures/cluster.py)."""
+    chosen = parse_env_lines((cluster.data_dir / "ports.env").read_text().replace("SAVED_", "CLUSTER_"))
+    given = {name: port for name, port in cluster.env.items() if name in chosen}
+    assert len(chosen) == len(PORT_NAMES)
+    assert chosen == given
+    worker = worker_index(os.environ.get("PYTEST_XDIST_WORKER"))
+    block = range(FIRST_PORT + worker * PORTS_PER_WORKER, FIRST_PORT + (worker + 1) * PORTS_PER_WORKER)
+    assert all(int(port) in block for port in chosen.values())
+    assert cluster.spark_master.endswith(f":{chosen['CLUSTER_SPARK_PORT']}")
+    assert cluster.metastore_uri.endswith(f":{chosen['CLUSTER_METASTORE_PORT']}")
 
 
 @pytest.mark.parametrize("table_format", ["hive", "iceberg"])
