@@ -149,7 +149,36 @@ class Harness:
         """Runs each statement in turn, as `query_cli` does, in one separate Spark application: each
         application costs a JVM's start, several seconds, so a test reading many tables reads them all
         at once."""
-        code = textwrap.dedent(
+        return self._in_spark_application(
+            f"""
+            results = [
+                [r.asDict(recursive=True) for r in spark.sql(statement).collect()]
+                for statement in {list(statements)!r}
+            ]
+            """
+        )
+
+    def query_cli_every_table(self, template: str) -> dict[str, list[dict[str, Any]]]:
+        """`template` (SQL naming `{table}`) run for every table of the harness's database, each table
+        the metastore lists, in one separate Spark application: the tables by name."""
+        return self._in_spark_application(
+            f"""
+            names = [r.tableName for r in spark.sql("SHOW TABLES IN {self.database}").collect()]
+            results = {{
+                name: [
+                    r.asDict(recursive=True)
+                    for r in spark.sql({template!r}.format(table=f"{self.database}.{{name}}")).collect()
+                ]
+                for name in names
+            }}
+            """
+        )
+
+    def _in_spark_application(self, body: str) -> Any:
+        """The `results` that `body` makes from `spark`, a session on this harness's warehouse and
+        metastore (with Iceberg's catalog when the harness's tables are Iceberg's) in a process of its
+        own."""
+        session = textwrap.dedent(
             f"""
             import json
             from pathlib import Path
@@ -163,13 +192,9 @@ class Harness:
                 class_archive_dir=Path(archive) if archive else None,
             )
             spark = build_spark_session(settings)
-            results = [
-                [r.asDict(recursive=True) for r in spark.sql(statement).collect()]
-                for statement in {list(statements)!r}
-            ]
-            print("ROWS=" + json.dumps(results, default=str))
             """
         )
+        code = session + textwrap.dedent(body) + 'print("ROWS=" + json.dumps(results, default=str))\n'
         done = subprocess.run(
             [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=REPO_ROOT
         )

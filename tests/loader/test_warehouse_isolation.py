@@ -23,11 +23,8 @@ EVENT = record_schema("Order", [{"name": "id", "type": "long"}])
 
 
 def tables_and_ids(lake: Harness) -> dict[str, list[int]]:
-    names = [r["tableName"] for r in lake.query_cli(f"SHOW TABLES IN {lake.database}")]
-    return {
-        name: sorted(r["id"] for r in lake.query_cli(f"SELECT id FROM {lake.database}.{name}"))
-        for name in names
-    }
+    rows = lake.query_cli_every_table("SELECT id FROM {table}")
+    return {name: sorted(r["id"] for r in table_rows) for name, table_rows in rows.items()}
 
 
 def test_two_warehouses_under_one_parent_each_hold_exactly_their_own_tables(
