@@ -39,6 +39,7 @@ from loader.driver_class_archive import (
     spark_installation,
     usable_archive,
 )
+from loader.driver_class_path import driver_class_path
 from loader.driver_scratch import make_scratch_directory
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -315,6 +316,8 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
     class_path = local_file_system.get(DRIVER_CLASS_PATH, configured_class_path)
     java_options = list(settings.driver_java_options)
     starts_jvm = not submitted and SparkContext._gateway is None
+    if starts_jvm:
+        class_path = driver_class_path(class_path, jars, spark_home() / "jars")
     archive = class_archive_for(settings, class_path) if starts_jvm and settings.class_archive_dir else None
     writing_archive = archive is not None and archive.missing()
     if archive is not None:
@@ -351,7 +354,7 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
     conf[HIVE_RESOURCES_DIR] = f"{scratch}/${{hive.session.id}}_resources"
     conf.update(settings.extra_conf)  # the settings' own Spark options win
     if class_path:
-        conf[DRIVER_CLASS_PATH] = class_path  # theirs and the loader's jar
+        conf[DRIVER_CLASS_PATH] = class_path  # theirs, the loader's jar, the most used jars
     for key, value in conf.items():
         builder = builder.config(key, value)
     with (
