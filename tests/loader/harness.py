@@ -259,3 +259,13 @@ def in_transaction(producer: Producer, topic: str, values: list[bytes], *, commi
     else:
         producer.flush(30)
         producer.abort_transaction(30)
+
+
+def run_driver_script(script: str, *args: str, cwd: Path) -> tuple[Any, str]:
+    """Runs `script` (Python that builds a driver and prints JSON as its last line) in a process of its
+    own, as a `loader` command starts its driver JVM: the JSON, and everything the process printed."""
+    done = subprocess.run(
+        [sys.executable, "-c", script, *args], cwd=cwd, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1]), done.stdout + done.stderr

@@ -3,10 +3,7 @@ ahead of the settings' own class path, no class of Spark's taken from a run jar 
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
@@ -15,6 +12,7 @@ import pytest
 from loader.driver_class_archive import spark_home
 from loader.driver_class_path import MOST_USED, artifact, driver_class_path, most_used_first
 from loader.spark_session import connector_jars, iceberg_jars
+from tests.loader.harness import run_driver_script
 
 
 @pytest.mark.parametrize(
@@ -100,15 +98,7 @@ spark.stop()
 def test_a_driver_jvm_finds_the_most_used_jars_first_and_the_runs_jars_in_its_own_class_loader(
     tmp_path: Path,
 ) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", DRIVER_CLASS_PATH, str(tmp_path / "warehouse")],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    seen, _ = run_driver_script(DRIVER_CLASS_PATH, str(tmp_path / "warehouse"), cwd=tmp_path)
     names = [Path(entry).name for entry in seen["class_path"]]
     assert names[0].startswith("tableloader-")  # the loader's own jar, first as before
     assert [artifact(name) for name in names[1:4]] == list(MOST_USED[:3])

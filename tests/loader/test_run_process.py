@@ -27,6 +27,7 @@ from tests.loader.harness import (
     committed_offsets,
     in_transaction,
     record_schema,
+    run_driver_script,
     transactional_producer,
 )
 
@@ -229,15 +230,7 @@ def test_the_driver_jvm_compiles_with_c1_alone_unless_the_full_jit_is_asked_for(
     """A cron run's driver is a fresh JVM whose JIT costs more than a run over small topics itself
     (docs/loader.md, "The JIT of a fresh JVM")."""
     warehouse = tmp_path / "a warehouse's directory"  # a space and a quote: the options stay whole
-    done = subprocess.run(
-        [sys.executable, "-c", DRIVER_JVM_ARGUMENTS, str(warehouse), jit],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    arguments = json.loads(done.stdout.strip().splitlines()[-1])
+    arguments, _ = run_driver_script(DRIVER_JVM_ARGUMENTS, str(warehouse), jit, cwd=tmp_path)
     assert ("-XX:TieredStopAtLevel=1" in arguments) is quick
     derby_home = warehouse / EMBEDDED_METASTORE_DIR
     assert f"-Dderby.system.home={derby_home}" in arguments  # the metastore's option stays, whole
@@ -266,16 +259,11 @@ def test_the_driver_jvm_writes_its_class_archive_once_and_maps_it_next_time(tmp_
     archive_dir = tmp_path / "the driver's jvm, a=b"  # a space, a quote, the JVM's option separators
 
     def driver(warehouse: str) -> dict:
-        done = subprocess.run(
-            [sys.executable, "-c", DRIVER_CLASS_ARCHIVE, str(tmp_path / warehouse), str(archive_dir)],
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=300,
+        seen, printed = run_driver_script(
+            DRIVER_CLASS_ARCHIVE, str(tmp_path / warehouse), str(archive_dir), cwd=tmp_path
         )
-        assert done.returncode == 0, done.stderr[-3000:]
-        assert "[cds]" not in done.stdout + done.stderr  # the JVM's archiving notes go to its log
-        return json.loads(done.stdout.strip().splitlines()[-1])
+        assert "[cds]" not in printed  # the JVM's archiving notes go to its log
+        return seen
 
     first = driver("one")
     (archive,) = archive_dir.glob("driver-*.jsa")  # written whole, moved into place, nothing pending
