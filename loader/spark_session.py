@@ -382,7 +382,7 @@ def read_kafka_with_v2_reader(session: SparkSession) -> None:
     Spark reads a Kafka batch through its V1 relation by default, whose scan turns every record into a
     `Row` object and back, and generates that conversion's code again for every topic partition a task
     reads: 12% of a small topics' group task's CPU in a profile, and a big topic's load took about 0.94x
-    the time without it (benchmarks/README.md, "Spark's Kafka source as a DataSource V2"). Both read
+    the time without it (benchmarks/README.md, "Spark's Kafka source read by its V2 reader"). Both read
     with the same consumers and options. A session's own setting, so set on every session the loader
     makes (a new session starts from the application's settings)."""
     current = session.conf.get(V1_SOURCES)
