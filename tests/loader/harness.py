@@ -20,7 +20,7 @@ from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.schema_registry import SchemaRegistryClient
 from confluent_kafka.schema_registry.avro import AvroSerializer
 from confluent_kafka.serialization import MessageField, SerializationContext
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
 
 from loader import job
 from loader.config import LoaderSettings
@@ -33,6 +33,11 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 def record_schema(name: str, fields: list[dict[str, Any]]) -> dict[str, Any]:
     return {"type": "record", "name": name, "namespace": "com.example", "fields": fields}
+
+
+def executed_plan(frame: DataFrame) -> str:
+    """The frame's executed physical plan, as Spark prints it."""
+    return str(frame._jdf.queryExecution().executedPlan().toString())
 
 
 @dataclass

@@ -19,6 +19,7 @@ from loader.reading.avro_decoder import SPARK_FROM_AVRO, avro_decoder
 from loader.reading.decoding import reader_schema
 from loader.reading.sql_text import string_literal, string_map
 from loader.spark_session import interpreted_session
+from tests.loader.harness import executed_plan
 
 pytestmark = pytest.mark.integration
 
@@ -103,7 +104,7 @@ def test_the_loaders_decoder_gives_what_spark_from_avro_gives(session: SparkSess
     frame = bodies(session, values)
     ours = decoded_with(frame, name, WRITER, reader)
     spark_s = decoded_with(frame, SPARK_FROM_AVRO, WRITER, reader)
-    plan = str(ours._jdf.queryExecution().executedPlan().toString())
+    plan = executed_plan(ours)
     decoding = next(line for line in plan.splitlines() if "tableloader_from_avro(" in line)
     # Its own generated code in a session that generates code (whole-stage: `*(n)`), no fallback.
     assert decoding.lstrip(" +-:").startswith("*(") == (

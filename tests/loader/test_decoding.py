@@ -23,7 +23,7 @@ from pyspark.sql import functions as F
 
 from loader.reading.decoding import KAFKA_COLUMNS, decode, rows_to_write
 from loader.reading.registry_client import SubjectSchemas
-from tests.loader.harness import record_schema
+from tests.loader.harness import executed_plan, record_schema
 
 pytestmark = pytest.mark.integration
 
@@ -50,12 +50,12 @@ def kafka_rows(spark: SparkSession, values: list[bytes | None], key: bytes | Non
 
 def from_avro_calls(frame: Any) -> int:
     """How many Avro decodings the executed plan holds (each is one `from_avro` of one writer schema)."""
-    return str(frame._jdf.queryExecution().executedPlan().toString()).count("from_avro(")
+    return executed_plan(frame).count("from_avro(")
 
 
 def value_header_reads(frame: Any) -> int:
     """How many times the executed plan reads the schema id off a value's header bytes."""
-    plan = str(frame._jdf.queryExecution().executedPlan().toString())
+    plan = executed_plan(frame)
     return len(re.findall(r"substring\(value#\d+, 2, 4\)", plan))
 
 

@@ -5,12 +5,12 @@ planned ranges, as before. Real broker, real Spark."""
 from __future__ import annotations
 
 import pytest
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import SparkSession
 
 from loader.planning.offsets import OffsetRange
 from loader.reading.topic_read import read_ranges
 from loader.spark_session import V1_SOURCES, interpreted_session, without_kafka
-from tests.loader.harness import Harness
+from tests.loader.harness import Harness, executed_plan
 
 
 def test_without_kafka_keeps_every_other_v1_source_as_it_was() -> None:
@@ -19,10 +19,6 @@ def test_without_kafka_keeps_every_other_v1_source_as_it_was() -> None:
     assert without_kafka("orc,parquet") == "orc,parquet"
     assert without_kafka("kafka") == ""
     assert without_kafka("") == ""
-
-
-def executed_plan(frame: DataFrame) -> str:
-    return str(frame._jdf.queryExecution().executedPlan().toString())
 
 
 @pytest.mark.integration
