@@ -29,10 +29,13 @@ from loader.reading.window_counts import (
 # How long the broker may hold a fetch that finds no new records (Kafka's default: 500 ms). A task reads
 # each partition up to its planned end, where the consumer has already asked for more; Spark's source
 # then asks the broker for the partition's offset range, which waits on the same connection behind that
-# held fetch: half a second for every topic partition a task read, with the CPUs idle. The records a
-# run reads are all there before it starts, so a short wait costs nothing else. A `kafka.` property of
-# the settings' own still wins.
-FETCH_MAX_WAIT_MS = "10"
+# held fetch, with the CPUs idle: half a second for every topic partition a task read at Kafka's
+# default, still more than a quarter of a small topics' group task at 10 ms. The records a run reads are
+# all there before it starts, so a short wait costs nothing else. One millisecond, not none: a poll that
+# finds nothing (a new leader whose high watermark lags after a failover) then asks the broker a
+# thousand times a second at most, not as fast as it answers (benchmarks/README.md, "A millisecond's
+# fetch wait"). A `kafka.` property of the settings' own still wins.
+FETCH_MAX_WAIT_MS = "1"
 
 
 def kafka_read_options(settings: LoaderSettings, ranges: list[OffsetRange]) -> dict[str, str]:

@@ -25,7 +25,7 @@ def test_a_read_asks_for_its_ranges_committed_records_and_a_short_fetch_wait() -
     assert options["kafka.isolation.level"] == "read_committed"
     assert options["includeHeaders"] == "true"
     # Kafka's default is 500 ms, paid at the end of every partition a task reads (topic_read's comment).
-    assert options["kafka.fetch.max.wait.ms"] == FETCH_MAX_WAIT_MS == "10"
+    assert options["kafka.fetch.max.wait.ms"] == FETCH_MAX_WAIT_MS == "1"
     assert json.loads(options["startingOffsets"]) == {"clicks": {"0": 5}}
     assert json.loads(options["endingOffsets"]) == {"clicks": {"0": 9}}
 
