@@ -173,7 +173,13 @@ def _group_member(run: RunContext, member: _Member) -> GroupMember:
     work = member.work
     offsets = {r.partition: r.end for r in work.ranges}
     return GroupMember(
-        work.table, member.state, work.topic, work.topic_id, offsets, staging_directory(run, work.table)
+        work.table,
+        member.state,
+        work.topic,
+        work.topic_id,
+        offsets,
+        staging_directory(run, work.table),
+        records=sum(r.span for r in work.ranges),
     )
 
 

@@ -44,6 +44,7 @@ class GroupMember:
     topic_id: str | None
     offsets: dict[int, int]  # partition -> the end offset the rows cover (exclusive)
     staging_dir: str
+    records: int  # the most rows it can get: the offsets its ranges span
 
 
 # The columns of a query over several topics' tables: which member a row is (NULL: no table's row), its

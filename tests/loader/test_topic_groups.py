@@ -7,7 +7,9 @@ from __future__ import annotations
 import struct
 import uuid
 from pathlib import Path
+from urllib.parse import urlparse
 
+import pyarrow.orc as orc
 import pytest
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -123,6 +125,10 @@ def test_small_topics_load_in_one_write_job_what_each_own_pass_loads(
     ]
     assert rows(spark, loaded[more_views].table, "member_id, _kafka_offset") == [(9, 0)]
     assert audit(harness.settings(), spark, QUARANTINE_TABLE).ok
+    # Each table's files have ORC buffers sized for the few records its topic had (`orc_buffer_size`).
+    files = [f for t in loaded.values() for f in spark.table(t.table).inputFiles()]
+    assert len(files) >= 3
+    assert {orc.ORCFile(urlparse(f).path).compression_size for f in files} == {16 * 1024}
 
     # The same topics, each in a query of its own: a write job per topic instead of one for all.
     for topic in (views, more_views):

@@ -78,7 +78,8 @@ class HiveFormat:
             qualified = f"{self.catalog.database}.{member.table}"
             require_one_file_system(self.store, member.staging_dir, member.state.location, qualified)
         directories = [m.staging_dir for m in members]
-        written = write_tables(self.catalog.spark, rows, directories, self.granularity)
+        records = [m.records for m in members]
+        written = write_tables(self.catalog.spark, rows, directories, self.granularity, records)
         staged = []
         for i, member in enumerate(members):
             files = sorted(f.path for f in written if f.member == i)

@@ -51,9 +51,18 @@ import scala.Option;
  * <p>The tables share one Hadoop configuration, shipped once, plus the few settings each table's {@code
  * prepareWrite} made its own (today the ORC codec and output format): a configuration serializes to
  * about 115 KB, and one per table was serialized twice on the driver and read back in every task.
+ *
+ * <p>A table may also be given the buffer size of its ORC writer (ORC's {@code orc.compress.size}, the
+ * size of a compression chunk and of each column stream's buffers): ORC sizes those for a 64 MB stripe,
+ * so a file of a few hundred rows allocates and zeroes megabytes it never fills (measured in the
+ * benchmarks' README, "ORC buffers the size of a small topic's file"). A size the configuration already
+ * holds (the cluster's or the user's) is kept.
  */
 public class ManyTablesOrcWriter implements FlatMapFunction<Iterator<InternalRow>, String> {
   private static final ObjectMapper JSON = new ObjectMapper();
+  // ORC's setting of its writer's buffer size, and the older name ORC still reads it under.
+  static final String ORC_BUFFER_SIZE = "orc.compress.size";
+  static final String HIVE_ORC_BUFFER_SIZE = "hive.exec.orc.default.buffer.size";
 
   private final StructType[] types;
   private final String[] directories;
@@ -81,7 +90,16 @@ public class ManyTablesOrcWriter implements FlatMapFunction<Iterator<InternalRow
    */
   public static String write(SparkSession spark, Dataset<Row> rows, String[] schemas,
       String[] directories, String[] partitionNames) throws Exception {
-    ManyTablesOrcWriter writer = create(spark, schemas, directories, partitionNames);
+    return write(spark, rows, schemas, directories, partitionNames, new int[schemas.length]);
+  }
+
+  /**
+   * As above, each table's files written with ORC buffers of {@code bufferSizes[t]} bytes (0: ORC's
+   * own size).
+   */
+  public static String write(SparkSession spark, Dataset<Row> rows, String[] schemas,
+      String[] directories, String[] partitionNames, int[] bufferSizes) throws Exception {
+    ManyTablesOrcWriter writer = create(spark, schemas, directories, partitionNames, bufferSizes);
     QueryExecution query = rows.queryExecution();
     List<String> files = SQLExecution$.MODULE$.withNewExecutionId(query,
         Option.apply("write many tables"), () -> query.toRdd().toJavaRDD().mapPartitions(writer).collect());
@@ -89,7 +107,7 @@ public class ManyTablesOrcWriter implements FlatMapFunction<Iterator<InternalRow
   }
 
   static ManyTablesOrcWriter create(SparkSession spark, String[] schemas, String[] directories,
-      String[] partitionNames) throws Exception {
+      String[] partitionNames, int[] bufferSizes) throws Exception {
     int n = schemas.length;
     StructType[] types = new StructType[n];
     OutputWriterFactory[] factories = new OutputWriterFactory[n];
@@ -100,7 +118,12 @@ public class ManyTablesOrcWriter implements FlatMapFunction<Iterator<InternalRow
       Job job = Job.getInstance(shared); // a copy: prepareWrite changes the job's, not the shared one
       factories[t] = new OrcFileFormat().prepareWrite(
           spark, job, scala.collection.immutable.Map$.MODULE$.<String, String>empty(), types[t]);
-      ownSettings.add(difference(shared, job.getConfiguration()));
+      HashMap<String, String> own = difference(shared, job.getConfiguration());
+      if (bufferSizes[t] > 0 && job.getConfiguration().get(ORC_BUFFER_SIZE) == null
+          && job.getConfiguration().get(HIVE_ORC_BUFFER_SIZE) == null) {
+        own.put(ORC_BUFFER_SIZE, Integer.toString(bufferSizes[t]));
+      }
+      ownSettings.add(own);
     }
     return new ManyTablesOrcWriter(types, directories, partitionNames, factories,
         new SerializableConfiguration(shared), ownSettings);
