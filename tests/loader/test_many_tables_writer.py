@@ -67,16 +67,27 @@ def test_one_job_writes_each_member_s_files_with_the_session_s_orc_settings(
     assert {Path(f.path).suffix for f in written} == {".orc"}
 
 
+def write_both(session: SparkSession, base: Path, records: list[int] | None = None) -> list[WrittenFile]:
+    """The group rows written into two new member directories under `base`."""
+    return write_tables(
+        session, group_rows(session), [str(base / "views"), str(base / "counts")], "hour", records
+    )
+
+
+def buffer_sizes(files: list[WrittenFile]) -> set[int]:
+    """The ORC writer buffer sizes the files' footers record."""
+    return {orc.ORCFile(f.path).compression_size for f in files}
+
+
 def test_each_member_s_files_take_orc_buffers_for_the_rows_it_can_have(
     writer_session: SparkSession, tmp_path: Path
 ) -> None:
-    directories = [str(tmp_path / "views"), str(tmp_path / "counts")]
-    written = write_tables(
-        writer_session, group_rows(writer_session), directories, "hour", records=[2, 2_000]
-    )
+    written = write_both(writer_session, tmp_path, records=[2, 2_000])
 
-    sizes = {m: {orc.ORCFile(f.path).compression_size for f in written if f.member == m} for m in (0, 1)}
-    assert sizes == {0: {16 * 1024}, 1: {64 * 1024}}
+    assert {m: buffer_sizes([f for f in written if f.member == m]) for m in (0, 1)} == {
+        0: {16 * 1024},
+        1: {64 * 1024},
+    }
     assert [read_back(writer_session, f) for f in sorted(written, key=str) if f.member == 0] == [
         [(1, "/a")],
         [(2, "/b")],
@@ -87,30 +98,16 @@ def test_without_the_rows_or_past_orc_s_own_the_files_take_orc_s_buffers(
     writer_session: SparkSession, tmp_path: Path
 ) -> None:
     """ORC's own: 256 KB for schemas this narrow (ORC lowers it for wide ones)."""
-    unsized = write_tables(
-        writer_session, group_rows(writer_session), [str(tmp_path / "a"), str(tmp_path / "b")], "hour"
-    )
-    big = write_tables(
-        writer_session,
-        group_rows(writer_session),
-        [str(tmp_path / "c"), str(tmp_path / "d")],
-        "hour",
-        [20_000, 5_000],
-    )
-    assert {orc.ORCFile(f.path).compression_size for f in unsized + big} == {256 * 1024}
+    unsized = write_both(writer_session, tmp_path / "unsized")
+    big = write_both(writer_session, tmp_path / "big", records=[20_000, 5_000])
+    assert buffer_sizes(unsized + big) == {256 * 1024}
 
 
 def test_a_buffer_size_the_configuration_sets_is_kept(writer_session: SparkSession, tmp_path: Path) -> None:
     hadoop = writer_session.sparkContext._jsc.hadoopConfiguration()
     hadoop.set("orc.compress.size", str(8 * 1024))
     try:
-        written = write_tables(
-            writer_session,
-            group_rows(writer_session),
-            [str(tmp_path / "a"), str(tmp_path / "b")],
-            "hour",
-            [2, 2],
-        )
+        written = write_both(writer_session, tmp_path, records=[2, 2])
     finally:
         hadoop.unset("orc.compress.size")
-    assert {orc.ORCFile(f.path).compression_size for f in written} == {8 * 1024}
+    assert buffer_sizes(written) == {8 * 1024}

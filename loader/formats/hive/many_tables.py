@@ -87,18 +87,17 @@ def write_tables(
 
 
 def _strings(spark: SparkSession, values: list[str]):  # type: ignore[no-untyped-def]
-    gateway = spark.sparkContext._gateway
-    assert gateway is not None
-    array = gateway.new_array(spark._jvm.String, len(values))
-    for i, value in enumerate(values):
-        array[i] = value
-    return array
+    return _java_array(spark, spark._jvm.String, values)
 
 
 def _ints(spark: SparkSession, values: list[int]):  # type: ignore[no-untyped-def]
+    return _java_array(spark, spark._jvm.int, values)
+
+
+def _java_array(spark: SparkSession, element_type, values: list):  # type: ignore[no-untyped-def]
     gateway = spark.sparkContext._gateway
     assert gateway is not None
-    array = gateway.new_array(gateway.jvm.int, len(values))
+    array = gateway.new_array(element_type, len(values))
     for i, value in enumerate(values):
         array[i] = value
     return array
