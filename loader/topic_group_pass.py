@@ -179,7 +179,7 @@ def _group_member(run: RunContext, member: _Member) -> GroupMember:
         work.topic_id,
         offsets,
         staging_directory(run, work.table),
-        records=sum(r.span for r in work.ranges),
+        records=work.span,
     )
 
 
