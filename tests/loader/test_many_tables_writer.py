@@ -111,3 +111,59 @@ def test_a_buffer_size_the_configuration_sets_is_kept(writer_session: SparkSessi
     finally:
         hadoop.unset("orc.compress.size")
     assert buffer_sizes(written) == {8 * 1024}
+
+
+def hours_in_turn(spark: SparkSession) -> DataFrame:
+    """One member's rows in one task, in the order hour 03, 04, 05 and 03 again (a record out of time
+    order, or a second Kafka partition read by the same task)."""
+    return spark.sql(f"""
+        SELECT * FROM VALUES
+          (0, TIMESTAMP'2026-01-02 03:00:00', named_struct('id', 1L)),
+          (0, TIMESTAMP'2026-01-02 03:30:00', named_struct('id', 2L)),
+          (0, TIMESTAMP'2026-01-02 04:00:00', named_struct('id', 3L)),
+          (0, TIMESTAMP'2026-01-02 05:00:00', named_struct('id', 4L)),
+          (0, TIMESTAMP'2026-01-02 03:45:00', named_struct('id', 5L))
+        AS t({GROUP_MEMBER}, {GROUP_TIMESTAMP}, {group_rows_column(0)})
+    """).coalesce(1)  # fmt: skip
+
+
+def files_by_hour(files: list[WrittenFile], base: Path) -> list[tuple[str, str, int]]:
+    """(partition directory, the file's counter, rows) of each file."""
+    return sorted(
+        (Path(f.path).parent.relative_to(base).as_posix(), Path(f.path).name.split(".")[0][-4:], f.rows)
+        for f in files
+    )
+
+
+def test_a_task_past_its_open_files_closes_the_one_written_least_recently_and_starts_another(
+    writer_session: SparkSession, tmp_path: Path
+) -> None:
+    base = tmp_path / "views"
+    written = write_tables(
+        writer_session, hours_in_turn(writer_session), [str(base)], "hour", max_open_files=2
+    )
+
+    # Hour 05's file closed hour 03's (the two others were open), and hour 03's last row, which came
+    # after, went into a file of its own.
+    assert files_by_hour(written, base) == [
+        ("dt=2026-01-02/hour=03", "c000", 2),
+        ("dt=2026-01-02/hour=03", "c001", 1),
+        ("dt=2026-01-02/hour=04", "c000", 1),
+        ("dt=2026-01-02/hour=05", "c000", 1),
+    ]
+    rows = sorted(row for f in written for row in read_back(writer_session, f))
+    assert rows == [(1,), (2,), (3,), (4,), (5,)]
+    # Nothing under the directory but the files returned (a closed file is not written twice).
+    assert sorted(str(p) for p in base.rglob("*.orc")) == sorted(f.path for f in written)
+
+
+def test_without_a_limit_a_task_keeps_one_file_per_partition(
+    writer_session: SparkSession, tmp_path: Path
+) -> None:
+    base = tmp_path / "views"
+    written = write_tables(writer_session, hours_in_turn(writer_session), [str(base)], "hour")
+    assert files_by_hour(written, base) == [
+        ("dt=2026-01-02/hour=03", "c000", 3),
+        ("dt=2026-01-02/hour=04", "c000", 1),
+        ("dt=2026-01-02/hour=05", "c000", 1),
+    ]

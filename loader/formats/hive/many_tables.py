@@ -6,6 +6,10 @@ costs"); Spark's writers write one schema per job, so the loader brings its own 
 `scripts/fetch-jars` and put on the classpath with the connectors): a function over the query's
 partitions that hands each row's struct to Spark's own ORC `OutputWriter`, the one `df.write.orc` uses,
 and returns the files it wrote. Only files that a successful task returned are staged.
+
+A topic's own pass writes its rows with the same writer (`write_table`): Spark's writer sorts every row of
+a task by the time partition before it writes a partitioned table, and Kafka's order is mostly time's
+already (benchmarks/README.md, "A busy topic's rows written without a sort").
 """
 
 from __future__ import annotations
@@ -27,6 +31,12 @@ ORC_BUFFER_BYTES = 256 * 1024
 # The bytes of a record a file's buffers are sized for, per column stream, and the least of them.
 BUFFER_BYTES_PER_RECORD = 32
 SMALLEST_BUFFER_BYTES = 16 * 1024
+
+
+# The most files a task of one topic's rows keeps open: rows come in Kafka's order, mostly in time, so a
+# task writes to one or two time partitions at a time; a backlog spanning days has each hour's file closed
+# once the hours move on (each open ORC writer holds a stripe's column buffers).
+MAX_OPEN_FILES_PER_TASK = 8
 
 
 @dataclass(frozen=True)
@@ -61,10 +71,12 @@ def write_tables(
     directories: list[str],
     granularity: Granularity,
     records: list[int] | None = None,
+    max_open_files: int = 0,
 ) -> list[WrittenFile]:
     """Writes member `i`'s rows (`group_rows_column(i)`) into `directories[i]`, partitioned by time like
     the tables, in one Spark job; every file written, with its rows. `records[i]`, when given, is the
-    most rows member `i` can have (its ORC buffers are sized for that, see `orc_buffer_size`)."""
+    most rows member `i` can have (its ORC buffers are sized for that, see `orc_buffer_size`);
+    `max_open_files`, when not 0, the most files a task keeps open at once (more files, less memory)."""
     partitions = partition_columns(granularity)
     values = partition_values(F.col(GROUP_TIMESTAMP), granularity)
     members = [group_rows_column(i) for i in range(len(directories))]
@@ -82,8 +94,23 @@ def write_tables(
         _strings(spark, directories),
         _strings(spark, partitions),
         _ints(spark, buffer_sizes),
+        max_open_files,
     )
     return [WrittenFile(int(f["member"]), str(f["path"]), int(f["rows"])) for f in json.loads(written)]
+
+
+def write_table(
+    spark: SparkSession, rows: DataFrame, directory: str, granularity: Granularity, timestamp_column: str
+) -> list[str]:
+    """Writes `rows` (a table's columns) into `directory`, partitioned by `timestamp_column`'s time as
+    `df.write.partitionBy` would, without sorting them first; the files written."""
+    laid_out = rows.select(
+        F.lit(0).alias(GROUP_MEMBER),
+        F.col(timestamp_column).alias(GROUP_TIMESTAMP),
+        F.struct(F.col("*")).alias(group_rows_column(0)),
+    )
+    written = write_tables(spark, laid_out, [directory], granularity, max_open_files=MAX_OPEN_FILES_PER_TASK)
+    return sorted(f.path for f in written)
 
 
 def _strings(spark: SparkSession, values: list[str]):  # type: ignore[no-untyped-def]

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from loader.formats.hive.many_tables import write_table, writer_available
 from loader.planning.commit_protocol import StagedTable, final_file_name, partition_spec, relative_to
 from loader.planning.state_store import StateStore
 from loader.schema.partitioning import Granularity, partition_columns, partition_values
@@ -36,14 +37,17 @@ def stage_rows(
     `moved_partitions` says which of the partition directories written have their partition elsewhere
     (see `TableCatalog.moved_partitions`): files of those go to the partition's location."""
     require_one_file_system(store, directory, location, table)
-    partitioned = rows.withColumns(partition_values(F.col(timestamp_column), granularity))
-    # The directory is the run's own: a run's staging is deleted before the next one starts.
-    partitioned.write.format("orc").partitionBy(*partition_columns(granularity)).mode("errorifexists").save(
-        directory
-    )
-    return staged_files(
-        store, directory, table, location, store.list_files(directory), run_id, moved_partitions
-    )
+    spark = rows.sparkSession
+    if writer_available(spark):  # the loader's writer: no sort of the rows first
+        files = write_table(spark, rows, directory, granularity, timestamp_column)
+    else:
+        partitioned = rows.withColumns(partition_values(F.col(timestamp_column), granularity))
+        # The directory is the run's own: a run's staging is deleted before the next one starts.
+        partitioned.write.format("orc").partitionBy(*partition_columns(granularity)).mode(
+            "errorifexists"
+        ).save(directory)
+        files = store.list_files(directory)
+    return staged_files(store, directory, table, location, files, run_id, moved_partitions)
 
 
 def require_one_file_system(store: StateStore, directory: str, location: str, table: str) -> None:

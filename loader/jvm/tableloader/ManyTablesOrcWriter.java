@@ -57,6 +57,13 @@ import scala.Option;
  * so a file of a few hundred rows allocates and zeroes megabytes it never fills (measured in the
  * benchmarks' README, "ORC buffers the size of a small topic's file"). A size the configuration already
  * holds (the cluster's or the user's) is kept.
+ *
+ * <p>A task may be held to a number of open files: a busy topic's rows come in the order Kafka holds
+ * them, mostly in time, so a task writes one or two time partitions at a time, and Spark's own writer
+ * sorts every row of the task by partition first (a seventh of a big topic's task time). Past the limit
+ * the file the task wrote to least recently is closed, and a later row of its partition starts another
+ * file ({@code -c001}, ...): memory stays bounded however many hours a backlog spans, at the price of a
+ * few more files where rows come out of time order.
  */
 public class ManyTablesOrcWriter implements FlatMapFunction<Iterator<InternalRow>, String> {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -71,16 +78,19 @@ public class ManyTablesOrcWriter implements FlatMapFunction<Iterator<InternalRow
   private final SerializableConfiguration shared;
   // Per table: the settings its prepareWrite set or changed (a null value: one it unset).
   private final ArrayList<HashMap<String, String>> ownSettings;
+  // The most files a task keeps open at once; 0: no limit.
+  private final int maxOpenFiles;
 
   private ManyTablesOrcWriter(StructType[] types, String[] directories, String[] partitionNames,
       OutputWriterFactory[] factories, SerializableConfiguration shared,
-      ArrayList<HashMap<String, String>> ownSettings) {
+      ArrayList<HashMap<String, String>> ownSettings, int maxOpenFiles) {
     this.types = types;
     this.directories = directories;
     this.partitionNames = partitionNames;
     this.factories = factories;
     this.shared = shared;
     this.ownSettings = ownSettings;
+    this.maxOpenFiles = maxOpenFiles;
   }
 
   /**
@@ -99,7 +109,15 @@ public class ManyTablesOrcWriter implements FlatMapFunction<Iterator<InternalRow
    */
   public static String write(SparkSession spark, Dataset<Row> rows, String[] schemas,
       String[] directories, String[] partitionNames, int[] bufferSizes) throws Exception {
-    ManyTablesOrcWriter writer = create(spark, schemas, directories, partitionNames, bufferSizes);
+    return write(spark, rows, schemas, directories, partitionNames, bufferSizes, 0);
+  }
+
+  /** As above, each task keeping at most {@code maxOpenFiles} files open (0: no limit). */
+  public static String write(SparkSession spark, Dataset<Row> rows, String[] schemas,
+      String[] directories, String[] partitionNames, int[] bufferSizes, int maxOpenFiles)
+      throws Exception {
+    ManyTablesOrcWriter writer =
+        create(spark, schemas, directories, partitionNames, bufferSizes, maxOpenFiles);
     QueryExecution query = rows.queryExecution();
     List<String> files = SQLExecution$.MODULE$.withNewExecutionId(query,
         Option.apply("write many tables"), () -> query.toRdd().toJavaRDD().mapPartitions(writer).collect());
@@ -107,7 +125,7 @@ public class ManyTablesOrcWriter implements FlatMapFunction<Iterator<InternalRow
   }
 
   static ManyTablesOrcWriter create(SparkSession spark, String[] schemas, String[] directories,
-      String[] partitionNames, int[] bufferSizes) throws Exception {
+      String[] partitionNames, int[] bufferSizes, int maxOpenFiles) throws Exception {
     int n = schemas.length;
     StructType[] types = new StructType[n];
     OutputWriterFactory[] factories = new OutputWriterFactory[n];
@@ -126,7 +144,7 @@ public class ManyTablesOrcWriter implements FlatMapFunction<Iterator<InternalRow
       ownSettings.add(own);
     }
     return new ManyTablesOrcWriter(types, directories, partitionNames, factories,
-        new SerializableConfiguration(shared), ownSettings);
+        new SerializableConfiguration(shared), ownSettings, maxOpenFiles);
   }
 
   /** The settings of {@code changed} that are not those of {@code base}; null for one it has not. */
@@ -161,12 +179,16 @@ public class ManyTablesOrcWriter implements FlatMapFunction<Iterator<InternalRow
   @Override
   public Iterator<String> call(Iterator<InternalRow> rows) throws Exception {
     TaskContext task = TaskContext.get();
-    String name = String.format("part-%05d-%s-c000", task.partitionId(), UUID.randomUUID());
+    String name = String.format("part-%05d-%s", task.partitionId(), UUID.randomUUID());
     int n = types.length;
     int parts = partitionNames.length;
     TaskAttemptContextImpl[] contexts = new TaskAttemptContextImpl[n];
     String[] extensions = new String[n];
-    Map<String, OpenFile> files = new LinkedHashMap<>();
+    // The open files by partition directory, the one written to least recently first.
+    LinkedHashMap<String, OpenFile> files = new LinkedHashMap<>(16, 0.75f, true);
+    // Files closed before the end (past maxOpenFiles), and how many files each directory has had.
+    List<OpenFile> closed = new ArrayList<>();
+    Map<String, Integer> filesMade = new HashMap<>();
     // The file of the row before: rows come in runs of one table and partition, so most rows find
     // their file without building its path.
     int lastTable = -1;
@@ -193,11 +215,20 @@ public class ManyTablesOrcWriter implements FlatMapFunction<Iterator<InternalRow
             dir.append('/').append(ExternalCatalogUtils.getPartitionPathString(
                 partitionNames[p], value == null ? null : value.toString()));
           }
-          String path = dir + "/" + name + extensions[t];
-          file = files.get(path);
+          String directory = dir.toString();
+          file = files.get(directory);
           if (file == null) {
+            if (maxOpenFiles > 0 && files.size() >= maxOpenFiles) {
+              Iterator<OpenFile> eldest = files.values().iterator();
+              OpenFile done = eldest.next();
+              eldest.remove();
+              closed.add(done); // before its close, so that a failed close's file is deleted too
+              done.writer.close();
+            }
+            int made = filesMade.merge(directory, 1, Integer::sum) - 1;
+            String path = String.format("%s/%s-c%03d%s", directory, name, made, extensions[t]);
             file = new OpenFile(t, path, factories[t].newInstance(path, types[t], contexts[t]));
-            files.put(path, file);
+            files.put(directory, file);
           }
           lastTable = t;
         }
@@ -220,9 +251,10 @@ public class ManyTablesOrcWriter implements FlatMapFunction<Iterator<InternalRow
         }
       }
     }
+    closed.addAll(files.values());
     if (failure != null) {
       // Best effort: a failed attempt's files are never staged anyway (they are not returned).
-      for (OpenFile open : files.values()) {
+      for (OpenFile open : closed) {
         try {
           Path path = new Path(open.path);
           path.getFileSystem(contexts[open.table].getConfiguration()).delete(path, false);
@@ -239,7 +271,7 @@ public class ManyTablesOrcWriter implements FlatMapFunction<Iterator<InternalRow
       throw new IllegalStateException(failure);
     }
     List<String> out = new ArrayList<>();
-    for (OpenFile open : files.values()) {
+    for (OpenFile open : closed) {
       Map<String, Object> described = new LinkedHashMap<>();
       described.put("member", open.table);
       described.put("path", open.path);
