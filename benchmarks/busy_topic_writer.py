@@ -1,0 +1,103 @@
+"""A busy topic's rows written by the loader's writer or by Spark's, in one warm session:
+`python benchmarks/busy_topic_writer.py [--records 1000000] [--partitions 4] [--rounds 4]`.
+
+Starts its own broker and registry, produces `--records` page-view events (three writer versions, as in
+`loader_bench.py`) into one topic of `--partitions` partitions, and loads them with `loader.job.run` into
+a new database each time (so every run reads the same records and makes its table), a Hive table
+partitioned by hour. The two writers take turns (AB BA ...) after one warm-up run of each, so a shared
+machine's drift falls on both alike: the loader's (`loader.formats.hive.many_tables.write_table`, rows
+written as they come) and Spark's (`df.write.partitionBy`, which sorts each task's rows first, the
+writer a run uses when the loader's jar is not on the class path). Prints each run's seconds, files and
+bytes, and the ratio of the two writers' totals.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from rich.console import Console
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from loader_services import (
+    create_topics,
+    encoded_events,
+    kafka_broker,
+    produce,
+    register_versions,
+    registry_server,
+)
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from loader import job
+from loader.config import LoaderSettings
+from loader.formats.hive import many_tables, staging
+
+TOPIC = "busy_page_view"
+WRITERS: dict[str, Callable[..., bool]] = {
+    "the loader's writer": many_tables.writer_available,
+    "Spark's writer (sorted)": lambda spark: False,
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", type=int, default=1_000_000)
+    parser.add_argument("--partitions", type=int, default=4)
+    parser.add_argument("--rounds", type=int, default=4, help="measured runs of each writer")
+    args = parser.parse_args()
+    workdir = Path(tempfile.mkdtemp(prefix="busy-topic-writer-"))
+    console = Console()
+    try:
+        with kafka_broker(workdir) as bootstrap, registry_server(workdir) as registry_url:
+            create_topics(bootstrap, [TOPIC], args.partitions)
+            produce(
+                bootstrap, TOPIC, encoded_events(register_versions(registry_url, TOPIC), 5_000), args.records
+            )
+            runs = 0
+
+            def settings() -> LoaderSettings:
+                return LoaderSettings(
+                    bootstrap_servers=bootstrap,
+                    registry_url=registry_url,
+                    warehouse=str(workdir / "warehouse"),
+                    state_dir=str(workdir / f"state_{runs}"),  # nothing loaded yet: every run reads it all
+                    database=f"busy_{runs}",
+                    include_topics=TOPIC,
+                    driver_jit="full",  # one JVM through every run, as in loader_bench's in-process rows
+                ).validate()
+
+            spark = job.spark_for(settings())
+            names = list(WRITERS)
+            # A warm-up run of each, then the two in turn, AB BA AB ...
+            order = names + [n for r in range(args.rounds) for n in (names if r % 2 == 0 else names[::-1])]
+            totals = dict.fromkeys(names, 0.0)
+            for i, name in enumerate(order):
+                runs += 1
+                staging.writer_available = WRITERS[name]  # type: ignore[assignment]
+                report = job.run(settings(), spark, Console(stderr=True, quiet=True))
+                loaded = sum(t.records for t in report.topics)
+                if report.exit_code != 0 or loaded != args.records:
+                    raise SystemExit(f"the run failed (exit {report.exit_code}, {loaded} of {args.records})")
+                files = list((workdir / "warehouse" / f"busy_{runs}.db").rglob("*.orc"))
+                megabytes = sum(f.stat().st_size for f in files) / 1e6
+                warm_up = i < 2
+                if not warm_up:
+                    totals[name] += report.seconds
+                console.print(
+                    f"{name}{' (warm-up)' if warm_up else ''}: {report.seconds:.2f} s, "
+                    f"{len(files)} files, {megabytes:.1f} MB"
+                )
+            spark.stop()
+            first, second = names
+            console.print(f"{first} / {second}: {totals[first] / totals[second]:.2f}x the time")
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
