@@ -37,7 +37,8 @@ import scala.Option;
  * cost one Spark job instead of one each (see the loader's docs, "What a busy topic costs").
  *
  * <p>An input row is (table index, partition values..., one struct column per table): the struct at the
- * row's index is written, with Spark's own ORC OutputWriter (as {@code df.write.orc} writes), into
+ * row's index is written, straight into ORC's column vectors ({@link OrcVectorWriter}; Spark's own ORC
+ * OutputWriter, as {@code df.write.orc} writes, for a type it does not know), into
  * {@code <directory of the table>/<partition>=<value>/.../part-...}; a row whose index is NULL is not
  * one to write. {@link #write} returns (table index, file, rows) for every file a task wrote: the driver
  * stages those files and no others, so a failed task attempt's files are never moved into a table.
@@ -70,6 +71,9 @@ public class ManyTablesOrcWriter implements FlatMapFunction<Iterator<InternalRow
   // ORC's setting of its writer's buffer size, and the older name ORC still reads it under.
   static final String ORC_BUFFER_SIZE = "orc.compress.size";
   static final String HIVE_ORC_BUFFER_SIZE = "hive.exec.orc.default.buffer.size";
+  // The Spark setting that turns off OrcVectorWriter (true by default): "false" has every table written
+  // by Spark's own ORC OutputWriter.
+  static final String VECTOR_WRITER = "spark.tableloader.orc.vectorWriter";
 
   private final StructType[] types;
   private final String[] directories;
@@ -80,10 +84,15 @@ public class ManyTablesOrcWriter implements FlatMapFunction<Iterator<InternalRow
   private final ArrayList<HashMap<String, String>> ownSettings;
   // The most files a task keeps open at once; 0: no limit.
   private final int maxOpenFiles;
+  // Per table: whether its rows go straight into ORC's vectors (OrcVectorWriter), and the batch size
+  // Spark's ORC writer would use.
+  private final boolean[] vectorWritten;
+  private final int orcBatchSize;
 
   private ManyTablesOrcWriter(StructType[] types, String[] directories, String[] partitionNames,
       OutputWriterFactory[] factories, SerializableConfiguration shared,
-      ArrayList<HashMap<String, String>> ownSettings, int maxOpenFiles) {
+      ArrayList<HashMap<String, String>> ownSettings, int maxOpenFiles, boolean[] vectorWritten,
+      int orcBatchSize) {
     this.types = types;
     this.directories = directories;
     this.partitionNames = partitionNames;
@@ -91,6 +100,8 @@ public class ManyTablesOrcWriter implements FlatMapFunction<Iterator<InternalRow
     this.shared = shared;
     this.ownSettings = ownSettings;
     this.maxOpenFiles = maxOpenFiles;
+    this.vectorWritten = vectorWritten;
+    this.orcBatchSize = orcBatchSize;
   }
 
   /**
@@ -131,6 +142,8 @@ public class ManyTablesOrcWriter implements FlatMapFunction<Iterator<InternalRow
     OutputWriterFactory[] factories = new OutputWriterFactory[n];
     Configuration shared = spark.sessionState().newHadoopConf();
     ArrayList<HashMap<String, String>> ownSettings = new ArrayList<>(n);
+    boolean[] vectorWritten = new boolean[n];
+    boolean vectorWriter = Boolean.parseBoolean(spark.conf().get(VECTOR_WRITER, "true"));
     for (int t = 0; t < n; t++) {
       types[t] = (StructType) DataType.fromJson(schemas[t]);
       Job job = Job.getInstance(shared); // a copy: prepareWrite changes the job's, not the shared one
@@ -142,9 +155,11 @@ public class ManyTablesOrcWriter implements FlatMapFunction<Iterator<InternalRow
         own.put(ORC_BUFFER_SIZE, Integer.toString(bufferSizes[t]));
       }
       ownSettings.add(own);
+      vectorWritten[t] = vectorWriter && OrcVectorWriter.writes(types[t]);
     }
     return new ManyTablesOrcWriter(types, directories, partitionNames, factories,
-        new SerializableConfiguration(shared), ownSettings, maxOpenFiles);
+        new SerializableConfiguration(shared), ownSettings, maxOpenFiles, vectorWritten,
+        spark.sessionState().conf().orcVectorizedWriterBatchSize());
   }
 
   /** The settings of {@code changed} that are not those of {@code base}; null for one it has not. */
@@ -227,7 +242,9 @@ public class ManyTablesOrcWriter implements FlatMapFunction<Iterator<InternalRow
             }
             int made = filesMade.merge(directory, 1, Integer::sum) - 1;
             String path = String.format("%s/%s-c%03d%s", directory, name, made, extensions[t]);
-            file = new OpenFile(t, path, factories[t].newInstance(path, types[t], contexts[t]));
+            file = new OpenFile(t, path, vectorWritten[t]
+                ? new OrcVectorWriter(path, types[t], contexts[t].getConfiguration(), orcBatchSize)
+                : factories[t].newInstance(path, types[t], contexts[t]));
             files.put(directory, file);
           }
           lastTable = t;
