@@ -1,14 +1,18 @@
-"""A busy topic's rows written by the loader's writer or by Spark's, in one warm session:
-`python benchmarks/busy_topic_writer.py [--records 1000000] [--partitions 4] [--rounds 4]`.
+"""A busy topic's rows written by two writers, in one warm session:
+`python benchmarks/busy_topic_writer.py [--compare sort|vectors] [--records 1000000] [--partitions 4]
+[--rounds 4]`.
 
 Starts its own broker and registry, produces `--records` page-view events (three writer versions, as in
 `loader_bench.py`) into one topic of `--partitions` partitions, and loads them with `loader.job.run` into
 a new database each time (so every run reads the same records and makes its table), a Hive table
 partitioned by hour. The two writers take turns (AB BA ...) after one warm-up run of each, so a shared
-machine's drift falls on both alike: the loader's (`loader.formats.hive.many_tables.write_table`, rows
-written as they come) and Spark's (`df.write.partitionBy`, which sorts each task's rows first, the
-writer a run uses when the loader's jar is not on the class path). Prints each run's seconds, files and
-bytes, and the ratio of the two writers' totals.
+machine's drift falls on both alike. `--compare sort` (the default): the loader's writer
+(`loader.formats.hive.many_tables.write_table`, rows written as they come) against Spark's
+(`df.write.partitionBy`, which sorts each task's rows first, the writer a run uses when the loader's jar
+is not on the class path). `--compare vectors`: the loader's writer putting rows straight into ORC's
+column vectors (`OrcVectorWriter`) against the same writer handing them to Spark's ORC writer (the
+setting `spark.tableloader.orc.vectorWriter=false`). Prints each run's seconds, files and bytes, and the
+ratio of the two writers' totals.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from pyspark.sql import SparkSession
 from rich.console import Console
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -38,14 +43,31 @@ from loader.config import LoaderSettings
 from loader.formats.hive import many_tables, staging
 
 TOPIC = "busy_page_view"
-WRITERS: dict[str, Callable[..., bool]] = {
-    "the loader's writer": many_tables.writer_available,
-    "Spark's writer (sorted)": lambda spark: False,
+VECTOR_WRITER = "spark.tableloader.orc.vectorWriter"
+
+
+def writer(loader_s: bool, vectors: bool = True) -> Callable[[SparkSession], None]:
+    """Sets up the session and the staging module for one of the writers."""
+
+    def use(spark: SparkSession) -> None:
+        staging.writer_available = many_tables.writer_available if loader_s else lambda spark: False  # type: ignore[assignment]
+        spark.conf.set(VECTOR_WRITER, str(vectors).lower())
+
+    return use
+
+
+COMPARISONS: dict[str, dict[str, Callable[[SparkSession], None]]] = {
+    "sort": {"the loader's writer": writer(True), "Spark's writer (sorted)": writer(False)},
+    "vectors": {
+        "rows into ORC's vectors": writer(True),
+        "rows through Spark's ORC writer": writer(True, vectors=False),
+    },
 }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--compare", choices=sorted(COMPARISONS), default="sort")
     parser.add_argument("--records", type=int, default=1_000_000)
     parser.add_argument("--partitions", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=4, help="measured runs of each writer")
@@ -72,13 +94,14 @@ def main() -> None:
                 ).validate()
 
             spark = job.spark_for(settings())
-            names = list(WRITERS)
+            writers = COMPARISONS[args.compare]
+            names = list(writers)
             # A warm-up run of each, then the two in turn, AB BA AB ...
             order = names + [n for r in range(args.rounds) for n in (names if r % 2 == 0 else names[::-1])]
             totals = dict.fromkeys(names, 0.0)
             for i, name in enumerate(order):
                 runs += 1
-                staging.writer_available = WRITERS[name]  # type: ignore[assignment]
+                writers[name](spark)
                 report = job.run(settings(), spark, Console(stderr=True, quiet=True))
                 loaded = sum(t.records for t in report.topics)
                 if report.exit_code != 0 or loaded != args.records:
