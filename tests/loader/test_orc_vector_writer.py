@@ -143,6 +143,27 @@ def test_a_map_s_entries_are_written_in_key_order_as_spark_s_writer_writes_them(
     assert [key for key, _ in entries] == ["B", "a", "b", "é"]
 
 
+def entries_in_key_order(session: SparkSession, keys: list[str]) -> list[int]:
+    """The entries the vector writer writes of a map with `keys`, by their index in the map."""
+    jvm, gateway = session._jvm, session.sparkContext._gateway
+    assert jvm is not None and gateway is not None
+    values = gateway.new_array(jvm.java.lang.Object, len(keys))
+    for i, key in enumerate(keys):
+        values[i] = jvm.org.apache.spark.unsafe.types.UTF8String.fromString(key)
+    array = jvm.org.apache.spark.sql.catalyst.util.GenericArrayData(values)
+    return list(jvm.tableloader.OrcVectorWriter.entriesInKeyOrder(array, len(keys)))
+
+
+def test_a_map_with_a_key_twice_keeps_the_value_put_last_as_spark_s_tree_map_does(
+    spark: SparkSession,
+) -> None:
+    # Spark SQL and Avro's reader make no such map (Avro's reads into a hash map), but Spark's writer
+    # would write one through a TreeMap: one entry per key, in key order, the value put last.
+    assert entries_in_key_order(spark, ["b", "a", "b", "c", "a", "b"]) == [4, 5, 3]
+    assert entries_in_key_order(spark, ["z", "é", "Z", ""]) == [3, 2, 0, 1]
+    assert entries_in_key_order(spark, []) == []
+
+
 @pytest.mark.parametrize(
     ("column", "why"),
     [

@@ -276,7 +276,7 @@ public final class OrcVectorWriter extends OutputWriter {
    * A map's entries as an {@code OrcMap} (a {@code TreeMap}) holds them: in the order of their keys'
    * bytes, and one per key, with the value put last.
    */
-  static int[] entriesInKeyOrder(ArrayData keys, int n) {
+  public static int[] entriesInKeyOrder(ArrayData keys, int n) {
     Integer[] order = new Integer[n];
     for (int i = 0; i < n; i++) {
       order[i] = i;
