@@ -43,15 +43,15 @@ from loader.config import LoaderSettings
 from loader.formats.hive import many_tables, staging
 
 TOPIC = "busy_page_view"
-VECTOR_WRITER = "spark.tableloader.orc.vectorWriter"
 
 
-def writer(loader_s: bool, vectors: bool = True) -> Callable[[SparkSession], None]:
-    """Sets up the session and the staging module for one of the writers."""
+def writer(loaders: bool, vectors: bool = True) -> Callable[[SparkSession], None]:
+    """Sets up the session and the staging module for one of the writers: the loader's (else Spark's
+    sorted one), writing into ORC's vectors (else through Spark's ORC writer)."""
 
     def use(spark: SparkSession) -> None:
-        staging.writer_available = many_tables.writer_available if loader_s else lambda spark: False  # type: ignore[assignment]
-        spark.conf.set(VECTOR_WRITER, str(vectors).lower())
+        staging.writer_available = many_tables.writer_available if loaders else lambda spark: False  # type: ignore[assignment]
+        spark.conf.set(many_tables.VECTOR_WRITER_SETTING, str(vectors).lower())
 
     return use
 

@@ -16,11 +16,9 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
 from loader.formats import GROUP_MEMBER, GROUP_TIMESTAMP, group_rows_column
-from loader.formats.hive.many_tables import WrittenFile, write_tables
+from loader.formats.hive.many_tables import VECTOR_WRITER_SETTING, WrittenFile, write_tables
 
 pytestmark = pytest.mark.integration
-
-SWITCH = "spark.tableloader.orc.vectorWriter"
 
 # `id`, then a column of every type the vector writer takes, each NULL in some rows (`id % 7 = 3`),
 # with values from `id`: negative and extreme numbers, non-ASCII and empty strings, dates and timestamps
@@ -86,11 +84,11 @@ def as_group(rows: DataFrame) -> DataFrame:
 
 
 def write_with(session: SparkSession, rows: DataFrame, directory: Path, vector_writer: bool) -> WrittenFile:
-    session.conf.set(SWITCH, str(vector_writer).lower())
+    session.conf.set(VECTOR_WRITER_SETTING, str(vector_writer).lower())
     try:
         (written,) = write_tables(session, as_group(rows), [str(directory)], "hour")
     finally:
-        session.conf.unset(SWITCH)
+        session.conf.unset(VECTOR_WRITER_SETTING)
     return written
 
 

@@ -25,6 +25,9 @@ from loader.schema.partitioning import Granularity, partition_columns, partition
 from loader.spark_session import loader_class
 
 WRITER_CLASS = "ManyTablesOrcWriter"
+# The Spark setting that, "false", has the loader's writer hand rows to Spark's ORC writer instead of
+# writing them straight into ORC's vectors (read by the JVM writer, `ManyTablesOrcWriter.VECTOR_WRITER`).
+VECTOR_WRITER_SETTING = "spark.tableloader.orc.vectorWriter"
 
 # ORC's own buffer size (`orc.compress.size`), which its writer lowers further for a wide schema.
 ORC_BUFFER_BYTES = 256 * 1024
