@@ -19,7 +19,15 @@ from pyspark.sql.types import StructType
 
 from loader.config import LoaderSettings
 from loader.fault_injection import crash_point
-from loader.formats import Append, TableFormat, already_held
+from loader.formats import (
+    GROUP_MEMBER,
+    GROUP_TIMESTAMP,
+    Append,
+    GroupMember,
+    TableFormat,
+    already_held,
+    group_rows_column,
+)
 from loader.planning.commit_protocol import CommitLog, StagedTable
 from loader.planning.offsets import OffsetRange
 from loader.reading.decoding import (
@@ -31,6 +39,7 @@ from loader.reading.decoding import (
     decode,
     framed_schema_ids,
     good_rows,
+    is_good,
     of_schema_ids,
     rows_to_write,
     table_columns,
@@ -41,11 +50,12 @@ from loader.reading.event_lookup import SchemaLookup
 from loader.reading.event_types import VALUE_TYPE, Placement, event_table, event_types
 from loader.reading.kafka_access import java_refusal
 from loader.reading.registry_client import RegistryClient, SubjectSchemas, describe_foreign_id
+from loader.reading.sql_text import named_struct
 from loader.reading.topic_read import CountedRead, observed_metrics, read_ranges
 from loader.report import TopicReport
 from loader.schema.column_defaults import existence_defaults, with_column_metadata
 from loader.schema.table_evolution import TableState, UnrepresentableChange
-from loader.schema.union_columns import Shape, fit_unions, reshape
+from loader.schema.union_columns import Shape, fit_unions, reshape, reshaped_row
 
 QUARANTINE_TABLE = "loader_quarantine"
 # At most this many distinct foreign schema ids per topic and run are looked up in the registry to say
@@ -263,14 +273,22 @@ def _write(
         return [], []
     staged, report.tables = [], {}
     offsets = {r.partition: r.end for r in work.ranges}
+    # A format that writes groups counts each table's rows as it writes them (see `rows_for_writer`).
+    counted_by_writer = run.tables.appends_groups()
     for target, decoded, columns, shape, state in ready:
+        qualified = f"{settings.database}.{target.table}"
+        if counted_by_writer:
+            rows = rows_for_writer(decoded, skip_tombstones, columns, shape)
+            table, rows_written = _append_alone(run, work, target.table, state, rows)
+            staged.append(table)
+            report.tables[qualified] = rows_written
+            continue
         written = Observation(f"loader_written_{uuid.uuid4().hex}")  # unique: topics run side by side
         held = run.tables.held_offsets(target.table, work.topic, work.topic_id)
         is_held = already_held(held, "partition", "offset") if held else F.lit(False)
         rows = rows_to_write(decoded, written, skip_tombstones, is_held, columns)
         if shape is not None:
             rows = reshape(rows, shape)
-        qualified = f"{settings.database}.{target.table}"
         append = Append(
             target.table,
             state,
@@ -301,6 +319,42 @@ def _write(
         return staged, []
     held = {i for t in targets for i in t.schemas.writer_schemas}
     return staged, framed_schema_ids(read_ranges(spark, settings, work.ranges), held, MAX_ID_LOOKUPS)
+
+
+def rows_for_writer(
+    decoded: DataFrame, skip_tombstones: bool, columns: dict[str, str], shape: Shape | None
+) -> DataFrame:
+    """A topic's rows as a group of one (`loader.formats.GROUP_MEMBER`): every record, the member NULL
+    for one that is not a row of the table, which the writer leaves out and does not count.
+
+    Nothing is filtered, so nothing stands between the decoding and the write: `rows_to_write` counts the
+    rows in an observation, which Spark cannot fuse into the generated code around it, so each decoded
+    struct was copied into a row of its own between two code stages and read back (benchmarks/README.md,
+    "A topic's rows counted by the writer"). A filter without that observation would be pushed below
+    the decoding and decode every body twice."""
+    row = F.expr(named_struct(columns.items()))
+    return decoded.select(
+        F.when(is_good(skip_tombstones), F.lit(0)).alias(GROUP_MEMBER),
+        F.col("timestamp").alias(GROUP_TIMESTAMP),
+        (row if shape is None else reshaped_row(row, shape)).alias(group_rows_column(0)),
+    )
+
+
+def _append_alone(
+    run: RunContext, work: TopicWork, table: str, state: TableState, rows: DataFrame
+) -> tuple[StagedTable, int]:
+    """Stages `rows_for_writer`'s rows of one table; the table staged and the rows written."""
+    member = GroupMember(
+        table,
+        state,
+        work.topic,
+        work.topic_id,
+        {r.partition: r.end for r in work.ranges},
+        staging_directory(run, table),
+        records=work.span,
+    )
+    [(staged, written)] = run.tables.append_group(rows, [member])
+    return staged, written
 
 
 def require_no_clash(fields: list[str]) -> None:

@@ -21,8 +21,10 @@ from py4j.clientserver import ClientServerConnection
 from pyspark.sql import Observation, SparkSession
 from pyspark.sql import functions as F
 
-from loader.reading.decoding import KAFKA_COLUMNS, decode, rows_to_write
+from loader.formats import GROUP_MEMBER, group_rows_column
+from loader.reading.decoding import KAFKA_COLUMNS, decode, rows_to_write, table_columns
 from loader.reading.registry_client import SubjectSchemas
+from loader.topic_pass import rows_for_writer
 from tests.loader.harness import executed_plan, record_schema
 
 pytestmark = pytest.mark.integration
@@ -84,6 +86,30 @@ def test_each_record_is_decoded_once_and_bad_records_are_left_out_and_counted(
     assert (counter.get["rows"], counter.get["held"]) == (3, 1)
     if keys is not None:
         assert {r["_kafka_key_avro"]["sensor"] for r in collected} == {"s-1"}
+
+
+def test_a_topic_s_rows_for_the_writer_decode_each_record_once_in_one_code_stage(spark: SparkSession) -> None:
+    """The rows a topic's pass hands the loader's writer: nothing filtered and nothing observed, so the
+    decoding and the row are one stage of generated code; a record that is not a row has no member."""
+    values = [
+        framed(1, V1, {"n": 1}),
+        framed(7, V1, {"n": 2}),  # an id that is no version of the subject
+        b"\x00\x00\x00\x00\x02\xff",  # a known id whose body does not decode
+        framed(2, V2, {"n": 3, "unit": "K"}),
+        None,  # a tombstone, skipped
+    ]
+    decoded = decode(kafka_rows(spark, values), VALUES)
+    rows = rows_for_writer(decoded, True, table_columns(decoded), None)
+
+    plan = executed_plan(rows)
+    assert from_avro_calls(rows) == len(VALUES.writer_schemas)
+    assert value_header_reads(rows) == 1
+    assert "CollectMetrics" not in plan and "Filter" not in plan
+    assert set(re.findall(r"\*\((\d+)\)", plan)) == {"1"}, plan  # one stage of generated code
+    got = rows.select(GROUP_MEMBER, f"{group_rows_column(0)}.*").collect()
+    members = {r["_kafka_offset"]: r[GROUP_MEMBER] for r in got}
+    assert members == {0: 0, 1: None, 2: None, 3: 0, 4: None}
+    assert sorted((r["n"], r["unit"]) for r in got if r[GROUP_MEMBER] == 0) == [(1, "C"), (3, "K")]
 
 
 @contextmanager

@@ -10,6 +10,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql.types import StructType
 
 from loader.formats import Append, GroupMember
+from loader.formats.hive import many_tables
 from loader.formats.hive.many_tables import write_tables, writer_available
 from loader.formats.hive.staging import require_one_file_system, stage_rows, staged_files
 from loader.formats.hive.table_catalog import TableCatalog
@@ -79,7 +80,11 @@ class HiveFormat:
             require_one_file_system(self.store, member.staging_dir, member.state.location, qualified)
         directories = [m.staging_dir for m in members]
         records = [m.records for m in members]
-        written = write_tables(self.catalog.spark, rows, directories, self.granularity, records)
+        # A group of one is a topic's own pass, whose backlog may span days: its tasks keep few files open.
+        max_open_files = many_tables.MAX_OPEN_FILES_PER_TASK if len(members) == 1 else 0
+        written = write_tables(
+            self.catalog.spark, rows, directories, self.granularity, records, max_open_files
+        )
         staged = []
         for i, member in enumerate(members):
             files = sorted(f.path for f in written if f.member == i)

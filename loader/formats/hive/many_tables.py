@@ -7,9 +7,10 @@ costs"); Spark's writers write one schema per job, so the loader brings its own 
 partitions that hands each row's struct to Spark's own ORC `OutputWriter`, the one `df.write.orc` uses,
 and returns the files it wrote. Only files that a successful task returned are staged.
 
-A topic's own pass writes its rows with the same writer (`write_table`): Spark's writer sorts every row of
-a task by the time partition before it writes a partitioned table, and Kafka's order is mostly time's
-already (benchmarks/README.md, "A busy topic's rows written without a sort").
+A topic's own pass writes its rows with the same writer, as a group of one (see
+`loader.topic_pass.rows_for_writer`), and so do the quarantine's rows (`write_table`): Spark's writer sorts
+every row of a task by the time partition before it writes a partitioned table, and Kafka's order is
+mostly time's already (benchmarks/README.md, "A busy topic's rows written without a sort").
 """
 
 from __future__ import annotations
