@@ -1,5 +1,5 @@
 """A busy topic's rows written by two writers, in one warm session:
-`python benchmarks/busy_topic_writer.py [--compare sort|vectors] [--records 1000000] [--partitions 4]
+`python benchmarks/busy_topic_writer.py [--compare sort|vectors|counted] [--records 1000000] [--partitions 4]
 [--rounds 4]`.
 
 Starts its own broker and registry, produces `--records` page-view events (three writer versions, as in
@@ -10,9 +10,11 @@ machine's drift falls on both alike. `--compare sort` (the default): the loader'
 (`loader.formats.hive.many_tables.write_table`, rows written as they come) against Spark's
 (`df.write.partitionBy`, which sorts each task's rows first, the writer a run uses when the loader's jar
 is not on the class path). `--compare vectors`: the loader's writer putting rows straight into ORC's
-column vectors (`OrcVectorWriter`) against the same writer handing them to Spark's ORC writer (the
-setting `spark.tableloader.orc.vectorWriter=false`). Prints each run's seconds, files and bytes, and the
-ratio of the two writers' totals.
+column vectors (`OrcVectorWriter`) against the same writer handing them to Spark's ORC writer (the setting
+`spark.tableloader.orc.vectorWriter=false`). `--compare counted`: a topic's rows handed to the loader's
+writer as a group of one, which counts them (`loader.topic_pass.rows_for_writer`), against the same rows
+counted by an observation and filtered before the writer (`rows_to_write`). Prints each run's seconds,
+files and bytes, and the ratio of the two writers' totals.
 """
 
 from __future__ import annotations
@@ -40,20 +42,26 @@ from loader_services import (
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from loader import job
 from loader.config import LoaderSettings
-from loader.formats.hive import many_tables, staging
+from loader.formats.hive import HiveFormat, many_tables, staging
 
 TOPIC = "busy_page_view"
 
 
-def writer(loaders: bool, vectors: bool = True) -> Callable[[SparkSession], None]:
+def writer(loaders: bool, vectors: bool = True, counted: bool = True) -> Callable[[SparkSession], None]:
     """Sets up the session and the staging module for one of the writers: the loader's (else Spark's
-    sorted one), writing into ORC's vectors (else through Spark's ORC writer)."""
+    sorted one), writing into ORC's vectors (else through Spark's ORC writer), the rows handed over
+    as a group of one and counted by the writer (else filtered after an observation that counts them,
+    as formats that write no groups have them)."""
 
     def use(spark: SparkSession) -> None:
         staging.writer_available = many_tables.writer_available if loaders else lambda spark: False  # type: ignore[assignment]
+        HiveFormat.appends_groups = APPENDS_GROUPS if loaders and counted else lambda self: False  # type: ignore[method-assign]
         spark.conf.set(many_tables.VECTOR_WRITER_SETTING, str(vectors).lower())
 
     return use
+
+
+APPENDS_GROUPS = HiveFormat.appends_groups
 
 
 COMPARISONS: dict[str, dict[str, Callable[[SparkSession], None]]] = {
@@ -61,6 +69,10 @@ COMPARISONS: dict[str, dict[str, Callable[[SparkSession], None]]] = {
     "vectors": {
         "rows into ORC's vectors": writer(True),
         "rows through Spark's ORC writer": writer(True, vectors=False),
+    },
+    "counted": {
+        "rows counted by the writer": writer(True),
+        "rows counted by an observation, then filtered": writer(True, counted=False),
     },
 }
 
