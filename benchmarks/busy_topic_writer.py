@@ -1,6 +1,6 @@
 """A busy topic's rows written by two writers, in one warm session:
-`python benchmarks/busy_topic_writer.py [--compare sort|vectors|counted] [--records 1000000] [--partitions 4]
-[--rounds 4]`.
+`python benchmarks/busy_topic_writer.py [--compare sort|vectors|counted|limit] [--records 1000000]
+[--partitions 4] [--rounds 4]`.
 
 Starts its own broker and registry, produces `--records` page-view events (three writer versions, as in
 `loader_bench.py`) into one topic of `--partitions` partitions, and loads them with `loader.job.run` into
@@ -13,8 +13,10 @@ is not on the class path). `--compare vectors`: the loader's writer putting rows
 column vectors (`OrcVectorWriter`) against the same writer handing them to Spark's ORC writer (the setting
 `spark.tableloader.orc.vectorWriter=false`). `--compare counted`: a topic's rows handed to the loader's
 writer as a group of one, which counts them (`loader.topic_pass.rows_for_writer`), against the same rows
-counted by an observation and filtered before the writer (`rows_to_write`). Prints each run's seconds,
-files and bytes, and the ratio of the two writers' totals.
+counted by an observation and filtered before the writer (`rows_to_write`). `--compare limit`: the loader
+against the limit of `loader_bench.py` (Spark's Kafka source writing the value bytes to Parquet), the
+warm-up runs showing each one's cold run. Prints each run's seconds, files and bytes, and the ratio of
+the two writers' totals.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import argparse
 import shutil
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -30,6 +33,7 @@ from pyspark.sql import SparkSession
 from rich.console import Console
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from loader_baselines import spark_raw_to_parquet
 from loader_services import (
     create_topics,
     encoded_events,
@@ -43,6 +47,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from loader import job
 from loader.config import LoaderSettings
 from loader.formats.hive import HiveFormat, many_tables, staging
+from loader.planning.offsets import OffsetRange
+from loader.reading.kafka_metadata import watermarks
 
 TOPIC = "busy_page_view"
 
@@ -64,17 +70,30 @@ def writer(loaders: bool, vectors: bool = True, counted: bool = True) -> Callabl
 APPENDS_GROUPS = HiveFormat.appends_groups
 
 
-COMPARISONS: dict[str, dict[str, Callable[[SparkSession], None]]] = {
+LIMIT = "Spark raw bytes to Parquet (the limit)"
+
+COMPARISONS: dict[str, dict[str, Callable[[SparkSession], None] | None]] = {
     "sort": {"the loader's writer": writer(True), "Spark's writer (sorted)": writer(False)},
     "vectors": {
         "rows into ORC's vectors": writer(True),
         "rows through Spark's ORC writer": writer(True, vectors=False),
     },
+    # Not a writer: the limit of loader_bench.py (Spark's Kafka source, the value bytes to Parquet).
+    "limit": {"the loader": writer(True), LIMIT: None},
     "counted": {
         "rows counted by the writer": writer(True),
         "rows counted by an observation, then filtered": writer(True, counted=False),
     },
 }
+
+
+def limit(spark: SparkSession, bootstrap: str, partitions: int, out: Path) -> tuple[float, list[Path]]:
+    """The limit over the topic's records, timed from its offsets' lookup to its files: (seconds, files)."""
+    started = time.perf_counter()
+    marks = watermarks(bootstrap, [(TOPIC, p) for p in range(partitions)], 30)
+    ranges = [OffsetRange(TOPIC, p, m.earliest, m.end) for (_, p), m in sorted(marks.items())]
+    spark_raw_to_parquet(spark, bootstrap, ranges, out)
+    return time.perf_counter() - started, list(out.glob("*.parquet"))
 
 
 def main() -> None:
@@ -113,18 +132,25 @@ def main() -> None:
             totals = dict.fromkeys(names, 0.0)
             for i, name in enumerate(order):
                 runs += 1
-                writers[name](spark)
-                report = job.run(settings(), spark, Console(stderr=True, quiet=True))
-                loaded = sum(t.records for t in report.topics)
-                if report.exit_code != 0 or loaded != args.records:
-                    raise SystemExit(f"the run failed (exit {report.exit_code}, {loaded} of {args.records})")
-                files = list((workdir / "warehouse" / f"busy_{runs}.db").rglob("*.orc"))
+                use = writers[name]
+                if use is None:
+                    seconds, files = limit(spark, bootstrap, args.partitions, workdir / f"raw_{runs}")
+                else:
+                    use(spark)
+                    report = job.run(settings(), spark, Console(stderr=True, quiet=True))
+                    loaded = sum(t.records for t in report.topics)
+                    if report.exit_code != 0 or loaded != args.records:
+                        raise SystemExit(
+                            f"the run failed (exit {report.exit_code}, {loaded} of {args.records})"
+                        )
+                    seconds = report.seconds
+                    files = list((workdir / "warehouse" / f"busy_{runs}.db").rglob("*.orc"))
                 megabytes = sum(f.stat().st_size for f in files) / 1e6
                 warm_up = i < 2
                 if not warm_up:
-                    totals[name] += report.seconds
+                    totals[name] += seconds
                 console.print(
-                    f"{name}{' (warm-up)' if warm_up else ''}: {report.seconds:.2f} s, "
+                    f"{name}{' (warm-up)' if warm_up else ''}: {seconds:.2f} s, "
                     f"{len(files)} files, {megabytes:.1f} MB"
                 )
             spark.stop()
