@@ -22,7 +22,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
 from loader.fault_injection import crash_point
-from loader.formats import GROUP_MEMBER, GROUP_TIMESTAMP, GroupMember, group_rows_column
+from loader.formats import GROUP_MEMBER, GROUP_TIMESTAMP, group_rows_column
 from loader.planning.commit_protocol import StagedTable
 from loader.reading.avro_decoder import avro_decoder
 from loader.reading.decoding import (
@@ -44,6 +44,7 @@ from loader.topic_pass import (
     RunContext,
     TopicWork,
     describe_tables,
+    group_member,
     load_topic,
     mark_failed,
     ready_table,
@@ -114,7 +115,9 @@ def _load(run: RunContext, group: list[TopicWork], reports: dict[str, TopicRepor
     crash_point("after_table_ready")
     if not members:
         return []
-    written = run.tables.append_group(_rows(judged, members), [_group_member(run, m) for m in members])
+    written = run.tables.append_group(
+        _rows(judged, members), [group_member(run, m.work, m.work.table, m.state) for m in members]
+    )
     counts = read.counts()
     staged = []
     for member, (table, rows_written) in zip(members, written, strict=True):
@@ -167,20 +170,6 @@ def _rows(judged: DataFrame, members: list[_Member]) -> DataFrame:
             row = reshaped_row(F.expr(member.row), member.shape)
             rows.append(F.when(F.expr(of_member), row).alias(name))
     return with_member.select(GROUP_MEMBER, GROUP_TIMESTAMP, *rows)
-
-
-def _group_member(run: RunContext, member: _Member) -> GroupMember:
-    work = member.work
-    offsets = {r.partition: r.end for r in work.ranges}
-    return GroupMember(
-        work.table,
-        member.state,
-        work.topic,
-        work.topic_id,
-        offsets,
-        staging_directory(run, work.table),
-        records=work.span,
-    )
 
 
 def _account(report: TopicReport, counts: ReadCounts, written: int, work: TopicWork, table: str) -> bool:

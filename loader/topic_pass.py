@@ -344,7 +344,14 @@ def _append_alone(
     run: RunContext, work: TopicWork, table: str, state: TableState, rows: DataFrame
 ) -> tuple[StagedTable, int]:
     """Stages `rows_for_writer`'s rows of one table; the table staged and the rows written."""
-    member = GroupMember(
+    [(staged, written)] = run.tables.append_group(rows, [group_member(run, work, table, state)])
+    return staged, written
+
+
+def group_member(run: RunContext, work: TopicWork, table: str, state: TableState) -> GroupMember:
+    """`table`, ready as `state` says, as a member of a group the format writes: the table of the
+    topic's records that `work` loads."""
+    return GroupMember(
         table,
         state,
         work.topic,
@@ -353,8 +360,6 @@ def _append_alone(
         staging_directory(run, table),
         records=work.span,
     )
-    [(staged, written)] = run.tables.append_group(rows, [member])
-    return staged, written
 
 
 def require_no_clash(fields: list[str]) -> None:
