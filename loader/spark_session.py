@@ -56,6 +56,21 @@ REDACTION = {
     "spark.sql.redaction.options.regex": r"(?i)url|secret|password|token|jaas|keystore\.key|private key",
 }
 
+# Spark's Kafka source keeps, per consumer group and topic partition, the consumer a task used and the
+# last batch it polled (up to `max.poll.records`), for five minutes by default: a streaming query's next
+# micro-batch then goes on where the last one stopped. The loader's reads are batch queries, each with a
+# consumer group of its own, so nothing in those pools is ever taken again, and every topic partition
+# read in the last five minutes kept its last batch on the heap (a local driver's; each executor's on a
+# cluster): after a run of 200 topics x 499 records, all 99,800 records (benchmarks/README.md, "Kafka's
+# pools emptied"). Idle for a second, a batch or a consumer goes: a task that reads the next offsets of a
+# partition a task of the same query has just read still finds them.
+KAFKA_SOURCE_POOLS = {
+    "spark.kafka.consumer.fetchedData.cache.timeout": "1s",
+    "spark.kafka.consumer.fetchedData.cache.evictorThreadRunInterval": "1s",
+    "spark.kafka.consumer.cache.timeout": "1s",
+    "spark.kafka.consumer.cache.evictorThreadRunInterval": "1s",
+}
+
 
 @dataclass(frozen=True)
 class SparkSettings:
@@ -302,6 +317,7 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
         # Queries are SQL text with string literals (schemas, subjects): read with Spark's default escapes
         # (see loader.reading.sql_text), whatever a cluster's defaults say.
         "spark.sql.parser.escapedStringLiterals": "false",
+        **KAFKA_SOURCE_POOLS,
         **REDACTION,
     }
     local_master = bool(master and master.startswith("local"))
