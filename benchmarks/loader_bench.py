@@ -78,6 +78,15 @@ from loader_services import (
 SCENARIOS = ("big", "keys", "many", "curve", "backlog", "multitype", "formats", "cluster", "paired")
 
 
+class RunFailed(SystemExit):
+    """A `loader run` process that failed: ends the benchmark with its exit status and the end of its
+    error output, unless a scenario catches it; `stderr` holds the whole of that output."""
+
+    def __init__(self, returncode: int, stderr: str) -> None:
+        super().__init__(f"loader run failed (exit {returncode}):\n{stderr[-3000:]}")
+        self.returncode, self.stderr = returncode, stderr
+
+
 @dataclass
 class Row:
     work: str
@@ -160,7 +169,7 @@ class Bench:
             _, err = process.communicate()
         seconds = time.perf_counter() - started
         if process.returncode != 0:
-            sys.exit(f"loader run failed (exit {process.returncode}):\n{err.decode()[-3000:]}")
+            raise RunFailed(process.returncode, err.decode(errors="replace"))
         data = json.loads(report.read_text())
         runs = data.get("runs", [data])
         loaded = sum(t["records"] for r in runs for t in r["topics"])
