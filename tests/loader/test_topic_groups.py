@@ -4,8 +4,10 @@ would give it, and a topic's trouble must stay its own."""
 
 from __future__ import annotations
 
+import re
 import struct
 import uuid
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -15,6 +17,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
+from loader.formats.hive import many_tables
 from loader.job import QUARANTINE_TABLE
 from loader.operations.audit import audit
 from loader.report import EXIT_BAD_RECORDS, EXIT_FAILED, RunReport
@@ -140,6 +143,46 @@ def test_small_topics_load_in_one_write_job_what_each_own_pass_loads(
     assert [t.records for t in alone.topics] == [1, 1, 1]
     assert rows(spark, loaded[orders].table, "order_id")[-1] == (3,)
     assert audit(harness.settings(), spark, QUARANTINE_TABLE).ok
+
+
+def test_a_group_over_more_hours_than_a_task_keeps_open_loads_every_record_once(
+    harness: Harness, spark: SparkSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first run over days of a quiet topic's retention is small, so grouped, yet spans many hours: a
+    group's task keeps no more files open than a topic's own pass does (each open ORC file holds its
+    buffers). Two topics of records over four hours in Kafka's order, then two late ones of the first
+    hour, in one task that may keep two files open: each first hour's file was closed by a later hour's,
+    so the late records start a second file there; every record is in its table once."""
+    monkeypatch.setattr(many_tables, "MAX_OPEN_FILES_PER_TASK", 2)
+    topics = [harness.topic(), harness.topic()]
+    # Hours ago, not a fixed date: records older than the topic's retention are deleted by the broker.
+    first_hour = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) - timedelta(hours=6)
+    for topic in topics:
+        for h in range(4):
+            at = first_hour + timedelta(hours=h)
+            harness.produce(topic, VIEW, [{"member_id": 2 * h + m, "url": "/"} for m in (0, 1)], at=at)
+        late = [{"member_id": 8 + m, "url": "/late"} for m in (0, 1)]
+        harness.produce(topic, VIEW, late, at=first_hour + timedelta(minutes=30))
+
+    report = harness.run(spark, partition_granularity="hour")
+
+    assert report.exit_code == 0 and [t.records for t in report.topics] == [10, 10]
+    tasks = set()
+    for loaded in report.topics:
+        assert [r[0] for r in rows(spark, loaded.table, "member_id")] == list(range(10))
+        files = spark.sql(f"""
+            SELECT dt, hour, count(*) AS n, count(DISTINCT file) AS files
+            FROM (SELECT dt, hour, input_file_name() AS file FROM {loaded.table}) GROUP BY dt, hour
+        """).collect()
+        assert [(r.n, r.files) for r in sorted(files, key=lambda r: (r.dt, r.hour))] == [
+            (4, 2),
+            (2, 1),
+            (2, 1),
+            (2, 1),
+        ]
+        for file in spark.table(loaded.table).inputFiles():
+            tasks.add(re.sub(r"-c\d{3}\..*$", "", Path(urlparse(file).path).name))
+    assert len(tasks) == 1  # both tables' files came from one task: the topics were loaded as a group
 
 
 def test_a_grouped_topic_with_bad_records_is_quarantined_by_its_own_pass(

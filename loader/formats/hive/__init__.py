@@ -80,10 +80,15 @@ class HiveFormat:
             require_one_file_system(self.store, member.staging_dir, member.state.location, qualified)
         directories = [m.staging_dir for m in members]
         records = [m.records for m in members]
-        # A group of one is a topic's own pass, whose backlog may span days: its tasks keep few files open.
-        max_open_files = many_tables.MAX_OPEN_FILES_PER_TASK if len(members) == 1 else 0
+        # A topic's own pass (a group of one) may span days of backlog, and so may a group's small topics
+        # on a first run over a quiet topic's retention: every task keeps few files open.
         written = write_tables(
-            self.catalog.spark, rows, directories, self.granularity, records, max_open_files
+            self.catalog.spark,
+            rows,
+            directories,
+            self.granularity,
+            records,
+            many_tables.MAX_OPEN_FILES_PER_TASK,
         )
         staged = []
         for i, member in enumerate(members):

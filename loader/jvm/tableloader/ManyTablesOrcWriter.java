@@ -238,7 +238,7 @@ public class ManyTablesOrcWriter implements FlatMapFunction<Iterator<InternalRow
               OpenFile done = eldest.next();
               eldest.remove();
               closed.add(done); // before its close, so that a failed close's file is deleted too
-              done.writer.close();
+              done.close();
             }
             int made = filesMade.merge(directory, 1, Integer::sum) - 1;
             String path = String.format("%s/%s-c%03d%s", directory, name, made, extensions[t]);
@@ -259,7 +259,7 @@ public class ManyTablesOrcWriter implements FlatMapFunction<Iterator<InternalRow
     // open stays open for write on the namenode, with its lease, for as long as the executor lives.
     for (OpenFile open : files.values()) {
       try {
-        open.writer.close();
+        open.close();
       } catch (Throwable t) {
         if (failure == null) {
           failure = t;
@@ -298,17 +298,27 @@ public class ManyTablesOrcWriter implements FlatMapFunction<Iterator<InternalRow
     return out.iterator();
   }
 
-  /** A file a task has open: its table (the index into the group's members), path and rows so far. */
+  /**
+   * A file a task has open: its table (the index into the group's members), path and rows so far. Once
+   * closed it keeps only those, not its writer: a task over days of hours closes thousands of files,
+   * and each writer holds its row batch and ORC's buffers.
+   */
   private static final class OpenFile {
     final int table;
     final String path;
-    final OutputWriter writer;
+    OutputWriter writer;
     long rows;
 
     OpenFile(int table, String path, OutputWriter writer) {
       this.table = table;
       this.path = path;
       this.writer = writer;
+    }
+
+    void close() throws Exception {
+      OutputWriter open = writer;
+      writer = null;
+      open.close();
     }
   }
 
