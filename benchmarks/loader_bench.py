@@ -37,6 +37,7 @@ before and after are judged by.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import importlib
 import io
@@ -44,6 +45,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import struct
 import subprocess
 import sys
@@ -145,10 +147,13 @@ class Bench:
         *args: str,
         code_dir: Path | None = None,
         extra_env: dict[str, str] | None = None,
+        timeout_s: float | None = None,
     ) -> tuple[float, int, int]:
         """`loader run` as cron starts it: (seconds, runs committed, peak resident KiB of the driver JVM).
         `code_dir`: another checkout's loader than the one measured; `extra_env`: more environment
-        variables of the run (LOADER_* settings, JAVA_TOOL_OPTIONS)."""
+        variables of the run (LOADER_* settings, JAVA_TOOL_OPTIONS); `timeout_s`: the run and its JVM
+        are killed after that long (a driver out of heap may collect garbage for good instead of
+        failing), and it fails."""
         report = self.workdir / f"report-{database}.json"
         command = [
             sys.executable, "-m", "loader.cli", "run", "--bootstrap-servers", self.bootstrap,
@@ -166,7 +171,15 @@ class Bench:
             command, env=env, cwd=self.workdir, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
         )
         with peak_rss_of_java_descendants(process.pid) as peak:
-            _, err = process.communicate()
+            try:
+                _, err = process.communicate(timeout=timeout_s)
+            except subprocess.TimeoutExpired:
+                for child in _descendants(process.pid):
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(child, signal.SIGKILL)
+                process.kill()
+                _, err = process.communicate()
+                err += f"\nkilled by the benchmark after {timeout_s:.0f} s".encode()
         seconds = time.perf_counter() - started
         if process.returncode != 0:
             raise RunFailed(process.returncode, err.decode(errors="replace"))

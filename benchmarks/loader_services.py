@@ -224,17 +224,26 @@ HEADERS = [("trace-id", b"4bf92f3577b34da6a3ce929d0e0e4736"), ("source", b"web-f
 
 
 def produce(
-    bootstrap: str, topic: str, values: list[bytes], count: int, keys_and_headers: bool = False
+    bootstrap: str,
+    topic: str,
+    values: list[bytes],
+    count: int,
+    keys_and_headers: bool = False,
+    spread_over_ms: int = 0,
 ) -> None:
     """`count` records round-robin over `values`; with `keys_and_headers`, each with a text key (a
-    member id) and two headers, as instrumented applications send them."""
+    member id) and two headers, as instrumented applications send them; with `spread_over_ms`, their
+    timestamps evenly over that many milliseconds up to now, in order (a quiet topic's retention)."""
     producer = Producer(
         {"bootstrap.servers": bootstrap, "linger.ms": 50, "batch.size": 1_000_000, "compression.type": "lz4"}
     )
+    start_ms = int(time.time() * 1000) - spread_over_ms
     for i in range(count):
         extra: dict[str, Any] = (
             {"key": str(i % 50_000).encode(), "headers": HEADERS} if keys_and_headers else {}
         )
+        if spread_over_ms:
+            extra["timestamp"] = start_ms + i * spread_over_ms // count
         while True:
             try:
                 producer.produce(topic, value=values[i % len(values)], **extra)

@@ -1,13 +1,19 @@
-"""What a run of many small topics keeps on the driver's heap: `python benchmarks/kafka_pools_memory.py
-[--topics 600] [--records 500] [--record-bytes 4000] [--against <another checkout>]`.
+"""What a `loader run` keeps on its driver's heap, where a run's records could pile up:
+`python benchmarks/run_memory.py --scenario many-topics|spanning-hours [--against <another checkout>]`.
 
-Starts its own broker and registry (as `loader_bench.py` does), produces `--topics` topics of `--records`
-records each (a long and a string of `--record-bytes` characters), and loads them with one `loader run`
-process of this checkout, and of `--against`'s into a database of its own, in that order. Each driver JVM
-writes its garbage collector's log (`-Xlog:gc`); the table shows per run its seconds, whether it
-completed, its full collections, and the heap left after its last collection. Spark's Kafka source used
-to keep the last batch of every topic partition read in the past five minutes (benchmarks/README.md,
-"Kafka's pools emptied"); the default driver's heap is 1 GiB.
+Starts its own broker and registry (as `loader_bench.py` does), produces the scenario's topics, and loads
+them with one `loader run` process of this checkout, and of `--against`'s into a database of its own, in
+that order, both with the default driver (a 1 GiB heap). Each driver JVM writes its garbage collector's
+log (`-Xlog:gc`); the table shows per run its seconds, whether it completed, its full collections, and
+the heap left after its last collection.
+
+- many-topics: `--topics` (600) topics of `--records` (500) records, each a long and a string of
+  `--record-bytes` (4,000) characters: Spark's Kafka source kept the last batch of every topic partition
+  read in the past five minutes (benchmarks/README.md, "Kafka's pools emptied");
+- spanning-hours: `--topics` (32) small topics of `--records` (20,000) page-view events each, their
+  timestamps spread over the last `--hours` (144) hours, as a first run over a quiet topic's retention
+  finds them: small topics share a query, whose task writes a file per topic and hour
+  (benchmarks/README.md, "A group's files over days of hours").
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import json
 import random
 import re
 import shutil
+import signal
 import string
 import sys
 import tempfile
@@ -28,9 +35,19 @@ import fastavro
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from loader_bench import Bench, RunFailed
-from loader_services import REPO_ROOT, create_topics, http, kafka_broker, produce, registry_server
+from loader_services import (
+    REPO_ROOT,
+    create_topics,
+    encoded_events,
+    http,
+    kafka_broker,
+    produce,
+    register_versions,
+    registry_server,
+)
 
-SCHEMA = {
+SCENARIOS = {"many-topics": (600, 500), "spanning-hours": (32, 20_000)}  # default topics, records
+BLOB = {
     "type": "record",
     "name": "Blob",
     "fields": [{"name": "id", "type": "long"}, {"name": "payload", "type": "string"}],
@@ -57,10 +74,18 @@ class HeapLog:
         return cls(full, after[-1] if after else 0)
 
 
-def encoded_values(registry_url: str, topic: str, record_bytes: int, rnd: random.Random) -> list[bytes]:
+@dataclass
+class Run:
+    label: str
+    seconds: float
+    outcome: str
+    heap: HeapLog
+
+
+def blob_values(registry_url: str, topic: str, record_bytes: int, rnd: random.Random) -> list[bytes]:
     """`DISTINCT_VALUES` records in Confluent's wire format, under `<topic>-value` registered now."""
-    schema_id = http(f"{registry_url}/subjects/{topic}-value/versions", {"schema": json.dumps(SCHEMA)})["id"]
-    parsed = fastavro.parse_schema(SCHEMA)
+    schema_id = http(f"{registry_url}/subjects/{topic}-value/versions", {"schema": json.dumps(BLOB)})["id"]
+    parsed = fastavro.parse_schema(BLOB)
     values = []
     for i in range(DISTINCT_VALUES):
         out = io.BytesIO(b"\0" + schema_id.to_bytes(4, "big"))
@@ -71,30 +96,34 @@ def encoded_values(registry_url: str, topic: str, record_bytes: int, rnd: random
     return values
 
 
-@dataclass
-class Run:
-    label: str
-    seconds: float
-    outcome: str
-    heap: HeapLog
+def produce_scenario(args: argparse.Namespace, bootstrap: str, registry_url: str, topics: list[str]) -> None:
+    create_topics(bootstrap, topics, 1)
+    rnd = random.Random(7)
+    for i, topic in enumerate(topics):
+        if args.scenario == "many-topics":
+            produce(bootstrap, topic, blob_values(registry_url, topic, args.record_bytes, rnd), args.records)
+        else:
+            values = encoded_events(register_versions(registry_url, topic, i), 1_000, 1, i)
+            produce(bootstrap, topic, values, args.records, spread_over_ms=args.hours * 3_600_000)
 
 
-def load_with_gc_log(bench: Bench, label: str, checkout: Path, expected: int) -> Run:
+def load_with_gc_log(bench: Bench, label: str, checkout: Path, expected: int, timeout_s: float) -> Run:
     """One `loader run` process of `checkout` over every topic, into a database of its own, its driver
-    logging its collections."""
+    logging its collections; killed after `timeout_s`."""
     name = label.split()[0]
     gc_log = f"-Xlog:gc:file={bench.workdir}/gc-{name}-%p.log"
     seconds, outcome = float("nan"), "completed"
     try:
         seconds, _, _ = bench.run_process(
-            f"pools_{name}",
-            r"pools_\d{4}",
+            f"memory_{name}",
+            r"memory_\d{4}",
             expected,
             code_dir=checkout,
             extra_env={"JAVA_TOOL_OPTIONS": gc_log},
         )
     except RunFailed as failed:
-        outcome = f"failed (exit {failed.returncode}): {_cause(failed.stderr)}"
+        killed = f", killed after {timeout_s:.0f} s" if failed.returncode == -signal.SIGKILL else ""
+        outcome = f"failed (exit {failed.returncode}{killed}): {_cause(failed.stderr)}"
     return Run(label, seconds, outcome, HeapLog.read(driver_log(bench.workdir, name)))
 
 
@@ -105,32 +134,40 @@ def driver_log(workdir: Path, name: str) -> Path:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--topics", type=int, default=600)
-    parser.add_argument("--records", type=int, default=500, help="records per topic")
-    parser.add_argument("--record-bytes", type=int, default=4000, help="characters of each record's string")
+    parser.add_argument("--scenario", choices=sorted(SCENARIOS), required=True)
+    parser.add_argument("--topics", type=int, help="topics (600 many-topics, 32 spanning-hours)")
+    parser.add_argument(
+        "--records", type=int, help="records per topic (500 many-topics, 20,000 spanning-hours)"
+    )
+    parser.add_argument("--record-bytes", type=int, default=4000, help="many-topics: each record's string")
+    parser.add_argument("--hours", type=int, default=144, help="spanning-hours: the hours the records span")
     parser.add_argument("--against", type=Path, help="another checkout, loaded after this one")
+    parser.add_argument(
+        "--timeout", type=float, default=900, help="seconds a run may take before it is killed"
+    )
     args = parser.parse_args()
+    default_topics, default_records = SCENARIOS[args.scenario]
+    args.topics, args.records = args.topics or default_topics, args.records or default_records
     checkouts = {"this checkout": REPO_ROOT}
     if args.against:
         checkouts["other checkout"] = args.against.resolve()
-    workdir = Path(tempfile.mkdtemp(prefix="kafka-pools-"))
+    workdir = Path(tempfile.mkdtemp(prefix="run-memory-"))
     rows = []
     try:
         with kafka_broker(workdir) as bootstrap, registry_server(workdir) as registry_url:
-            topics = [f"pools_{i:04d}" for i in range(args.topics)]
-            create_topics(bootstrap, topics, 1)
-            rnd = random.Random(7)
-            for topic in topics:
-                values = encoded_values(registry_url, topic, args.record_bytes, rnd)
-                produce(bootstrap, topic, values, args.records)
+            topics = [f"memory_{i:04d}" for i in range(args.topics)]
+            produce_scenario(args, bootstrap, registry_url, topics)
             bench = Bench(bootstrap, registry_url, workdir, REPO_ROOT, None, None)
             for label, checkout in checkouts.items():
-                rows.append(load_with_gc_log(bench, label, checkout, args.topics * args.records))
+                rows.append(
+                    load_with_gc_log(bench, label, checkout, args.topics * args.records, args.timeout)
+                )
                 print(f"  {label}: {rows[-1].outcome}", file=sys.stderr, flush=True)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-    size = f"{args.topics} topics x {args.records} records of {args.record_bytes:,} characters"
-    print(f"\n{size}, one `loader run` process each\n")
+    print(
+        f"\n{args.scenario}: {args.topics} topics x {args.records} records, one `loader run` process each\n"
+    )
     print("| checkout | seconds | outcome | full collections | heap after the last collection (MiB) |")
     print("|---|---:|---|---:|---:|")
     for row in rows:
