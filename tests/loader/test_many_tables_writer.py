@@ -161,7 +161,9 @@ def test_without_a_limit_a_task_keeps_one_file_per_partition(
     writer_session: SparkSession, tmp_path: Path
 ) -> None:
     base = tmp_path / "views"
-    written = write_tables(writer_session, hours_in_turn(writer_session), [str(base)], "hour")
+    written = write_tables(
+        writer_session, hours_in_turn(writer_session), [str(base)], "hour", max_open_files=0
+    )
     assert files_by_hour(written, base) == [
         ("dt=2026-01-02/hour=03", "c000", 3),
         ("dt=2026-01-02/hour=04", "c000", 1),

@@ -10,7 +10,6 @@ from pyspark.sql import DataFrame
 from pyspark.sql.types import StructType
 
 from loader.formats import Append, GroupMember
-from loader.formats.hive import many_tables
 from loader.formats.hive.many_tables import write_tables, writer_available
 from loader.formats.hive.staging import require_one_file_system, stage_rows, staged_files
 from loader.formats.hive.table_catalog import TableCatalog
@@ -81,15 +80,8 @@ class HiveFormat:
         directories = [m.staging_dir for m in members]
         records = [m.records for m in members]
         # A topic's own pass (a group of one) may span days of backlog, and so may a group's small topics
-        # on a first run over a quiet topic's retention: every task keeps few files open.
-        written = write_tables(
-            self.catalog.spark,
-            rows,
-            directories,
-            self.granularity,
-            records,
-            many_tables.MAX_OPEN_FILES_PER_TASK,
-        )
+        # on a first run over a quiet topic's retention: every task keeps few files open (the default).
+        written = write_tables(self.catalog.spark, rows, directories, self.granularity, records)
         staged = []
         for i, member in enumerate(members):
             files = sorted(f.path for f in written if f.member == i)

@@ -77,12 +77,13 @@ def write_tables(
     directories: list[str],
     granularity: Granularity,
     records: list[int] | None = None,
-    max_open_files: int = 0,
+    max_open_files: int | None = None,
 ) -> list[WrittenFile]:
     """Writes member `i`'s rows (`group_rows_column(i)`) into `directories[i]`, partitioned by time like
     the tables, in one Spark job; every file written, with its rows. `records[i]`, when given, is the
     most rows member `i` can have (its ORC buffers are sized for that, see `orc_buffer_size`);
-    `max_open_files`, when not 0, the most files a task keeps open at once (more files, less memory)."""
+    `max_open_files` the most files a task keeps open at once (more files, less memory; by default
+    `MAX_OPEN_FILES_PER_TASK`), 0 for no limit."""
     partitions = partition_columns(granularity)
     values = partition_values(F.col(GROUP_TIMESTAMP), granularity)
     members = [group_rows_column(i) for i in range(len(directories))]
@@ -100,7 +101,7 @@ def write_tables(
         _strings(spark, directories),
         _strings(spark, partitions),
         _ints(spark, buffer_sizes),
-        max_open_files,
+        MAX_OPEN_FILES_PER_TASK if max_open_files is None else max_open_files,
     )
     return [WrittenFile(int(f["member"]), str(f["path"]), int(f["rows"])) for f in json.loads(written)]
 
@@ -115,7 +116,7 @@ def write_table(
         F.col(timestamp_column).alias(GROUP_TIMESTAMP),
         F.struct(F.col("*")).alias(group_rows_column(0)),
     )
-    written = write_tables(spark, laid_out, [directory], granularity, max_open_files=MAX_OPEN_FILES_PER_TASK)
+    written = write_tables(spark, laid_out, [directory], granularity)
     return sorted(f.path for f in written)
 
 
