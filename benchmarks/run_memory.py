@@ -120,6 +120,7 @@ def load_with_gc_log(bench: Bench, label: str, checkout: Path, expected: int, ti
             expected,
             code_dir=checkout,
             extra_env={"JAVA_TOOL_OPTIONS": gc_log},
+            timeout_s=timeout_s,
         )
     except RunFailed as failed:
         killed = f", killed after {timeout_s:.0f} s" if failed.returncode == -signal.SIGKILL else ""
