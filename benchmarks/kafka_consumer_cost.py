@@ -25,6 +25,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from loader_services import REPO_ROOT, create_topics, kafka_broker, produce, registry_server
 
+READ_TIMEOUT_S = 30  # a topic short of its records fails the script instead of polling for ever
+
 
 def consumer_properties(jvm: Any, bootstrap: str, fetch_max_wait_ms: str, **extra: str) -> Any:
     props = jvm.java.util.Properties()
@@ -48,8 +50,10 @@ def read_all(jvm: Any, consumer: Any, topic: str, *, records: int) -> None:
     assignment.add(partition)
     consumer.assign(assignment)
     consumer.seek(partition, 0)
-    read = 0
+    read, deadline = 0, time.monotonic() + READ_TIMEOUT_S
     while read < records:
+        if time.monotonic() > deadline:
+            raise SystemExit(f"{topic}: {read} of {records} records read in {READ_TIMEOUT_S} s")
         read += consumer.poll(jvm.java.time.Duration.ofMillis(500)).count()
 
 
