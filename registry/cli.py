@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from typing import TYPE_CHECKING
 
 import click
@@ -111,6 +110,7 @@ def serve(
     require_server_packages()
     tls = _server_tls(certfile, keyfile, ca_file, require_client_cert)
     metrics_dir = _prometheus_multiproc_dir()
+    serving_pid = os.getpid()
     try:
         _serve(
             host,
@@ -132,7 +132,9 @@ def serve(
             tls,
         )
     finally:
-        if metrics_dir is not None:
+        # gunicorn's forked workers leave through this frame too (sys.exit): only the serving process
+        # itself removes the directory, which its other workers may still be writing to.
+        if metrics_dir is not None and os.getpid() == serving_pid:
             shutil.rmtree(metrics_dir, ignore_errors=True)
 
 
@@ -191,8 +193,13 @@ def _prometheus_multiproc_dir() -> str | None:
 
     It must be set before prometheus_client is first imported, hence here and not in the server module.
     Returns the directory when this process created it. An operator's directory is emptied of the previous
-    run's files, which would otherwise be added to the new counts.
+    run's files, which would otherwise be added to the new counts; the directories of registries that died
+    without removing theirs (SIGKILL) are removed first.
     """
+    from registry.metrics_dirs import clear_stale_metrics_dirs, make_metrics_dir
+
+    for stale in clear_stale_metrics_dirs():
+        click.echo(f"registry: removed {stale}, left by a registry that is no longer running", err=True)
     configured = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
     if configured:
         os.makedirs(configured, exist_ok=True)
@@ -200,7 +207,7 @@ def _prometheus_multiproc_dir() -> str | None:
             if name.endswith(".db"):
                 os.remove(os.path.join(configured, name))
         return None
-    created = tempfile.mkdtemp(prefix="registry-metrics-")
+    created = make_metrics_dir()
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = created
     return created
 
