@@ -47,6 +47,7 @@ from loader_services import (
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from loader.config import LoaderSettings
 from loader.planning.offsets import OffsetRange
+from loader.reading.avro_decoder import avro_column
 from loader.reading.decoding import decode, good_rows, read_framed, table_columns
 from loader.reading.registry_client import RegistryClient, SubjectSchemas
 from loader.reading.topic_read import read_ranges
@@ -107,7 +108,7 @@ class Topics:
         ranges = [OffsetRange(t, 0, start, start + records) for t in topics]
         raw = read_ranges(self.spark, self.settings, ranges)
         is_topic = [F.col("topic") == t for t in topics]
-        decoded = [F.expr(read_framed("value", self.schemas[f"{t}-value"]).decoded) for t in topics]
+        decoded = [avro_column(read_framed("value", self.schemas[f"{t}-value"]).decoded) for t in topics]
         stage = raw.withColumns({f"_event{i}": F.when(is_topic[i], decoded[i]) for i in range(len(topics))})
         columns: list[Column] = [c.alias(k) for k, c in partition_values(F.col("timestamp"), "hour").items()]
         for i in range(len(topics)):

@@ -24,7 +24,7 @@ from pyspark.sql.types import StructType
 from loader.fault_injection import crash_point
 from loader.formats import GROUP_MEMBER, GROUP_TIMESTAMP, group_rows_column
 from loader.planning.commit_protocol import StagedTable
-from loader.reading.avro_decoder import avro_decoder
+from loader.reading.avro_decoder import avro_column
 from loader.reading.decoding import (
     DecodedNames,
     Decoding,
@@ -87,10 +87,7 @@ def _load(run: RunContext, group: list[TopicWork], reports: dict[str, TopicRepor
     numbers = F.expr(case_when((f"`topic` = {string_literal(w.topic)}", str(i)) for i, w in enumerate(group)))
     raw = read_ranges(spark, run.settings, [r for w in group for r in w.ranges])
     read = GroupCountedRead(raw, numbers, len(group))
-    decoder = avro_decoder(spark)
-    decodings = [
-        decoding_columns(_values(w), w.keys, DecodedNames.numbered(i), decoder) for i, w in enumerate(group)
-    ]
+    decodings = [decoding_columns(_values(w), w.keys, DecodedNames.numbered(i)) for i, w in enumerate(group)]
     judged = _decoded(read.frame.withColumn(TOPIC_MEMBER, numbers), decodings)
     rows = {
         i: named_struct(
@@ -145,9 +142,11 @@ def _decoded(raw: DataFrame, decodings: list[Decoding]) -> DataFrame:
     """Every topic's columns of `decode`, each computed only for its own topic's records."""
     identified = raw.withColumn("schema_id", F.expr(decodings[0].schema_id))  # every topic's alike
     decoding = {
-        name: case_when([(_of(i), c)]) for i, d in enumerate(decodings) for name, c in d.decoding.items()
+        name: avro_column(read.only_where(_of(i)))
+        for i, d in enumerate(decodings)
+        for name, read in d.decoding.items()
     }
-    stage = identified.withColumns(expressions(decoding))
+    stage = identified.withColumns(decoding)
     return stage.withColumns(
         expressions(
             {name: case_when([(_of(i), c)]) for i, d in enumerate(decodings) for name, c in d.judging.items()}

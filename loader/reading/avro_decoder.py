@@ -1,27 +1,33 @@
-"""The SQL function a session decodes Avro bodies with.
+"""The Column that decodes a framed Avro body: Spark's own `from_avro`, one branch per writer schema.
 
-The loader's own (`loader/jvm/tableloader/FromAvro.java`, registered in the session on first use) is
-Spark's `from_avro` with the same options, types and PERMISSIVE results, minus the Hadoop configuration
-Spark's builds and parses in every task that evaluates it interpreted, for each writer schema: about 5 ms
-per writer schema of every small topic a run loads in a group (benchmarks/README.md, "Avro options
-without a Hadoop configuration"). Without the loader's jar on the driver's class path, Spark's own.
+Spark's `from_avro` is a SQL function from Spark 4.0 on only; its Column function exists on every
+supported line (3.5 included), so the decoding is built here as a Column around the SQL text of the rest
+of a topic's query (`loader.reading.decoding.AvroRead`). It costs a few calls into the JVM per writer
+schema, not per field. The loader once had an Avro decoder of its own in its jar, for a measured 5 ms per
+writer schema and task of a small topic's interpreted query; it was built on Spark's internal classes
+and broke on each new Spark line, and was retired (benchmarks/README.md, "Spark's own from_avro").
 """
 
 from __future__ import annotations
 
-from pyspark.sql import SparkSession
+from typing import TYPE_CHECKING
 
-from loader.spark_session import loader_class
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+from pyspark.sql.avro.functions import from_avro
 
-SPARK_FROM_AVRO = "from_avro"
-DECODER_CLASS = "FromAvro"
+if TYPE_CHECKING:
+    from loader.reading.decoding import AvroRead
 
 
-def avro_decoder(spark: SparkSession) -> str:
-    """The name of the function that decodes `from_avro(body, writer schema, options)` in `spark`'s SQL,
-    registered there if it is the loader's (a session's functions are its own, so each session that
-    decodes asks)."""
-    decoder = loader_class(spark, DECODER_CLASS)
-    if decoder is None:
-        return SPARK_FROM_AVRO
-    return str(decoder.registerIn(spark._jsparkSession))
+def avro_column(read: AvroRead) -> Column:
+    """`read` as a Column: NULL where its guard does not hold, else its writer schema's decoding."""
+    body = F.expr(read.body)
+    options = dict(read.options)
+    branches: Column | None = None
+    for writer_id, writer_schema in read.writer_schemas:
+        matches = F.expr(f"{read.schema_id} = {writer_id}")
+        decoded = from_avro(body, writer_schema, options)
+        branches = F.when(matches, decoded) if branches is None else branches.when(matches, decoded)
+    assert branches is not None, "a subject has at least one writer schema"
+    return F.when(F.expr(read.guard), branches)

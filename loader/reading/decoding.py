@@ -2,9 +2,9 @@
 schema), each with its own writer schema, projected onto the subject's latest schema in the same pass.
 
 A framed message is: magic byte 0, the writer schema id as 4 bytes big-endian, the Avro body. For each
-writer id of the subject there is one `from_avro(body, writer schema, avroSchema=latest)` branch (the
-loader's own `from_avro` where its jar is there, see `loader.reading.avro_decoder`); Avro's schema
-resolution then fills added fields with their defaults, widens promoted types and drops removed fields.
+writer id of the subject there is one `from_avro(body, writer schema, avroSchema=latest)` branch (Spark's
+own `from_avro`, see `loader.reading.avro_decoder`); Avro's schema resolution then fills added fields with
+their defaults, widens promoted types and drops removed fields.
 
 Decoding failures are found reliably: spark-avro's PERMISSIVE mode returns a struct of NULLs for a body it
 cannot decode, which a record whose fields are all NULL would look like too. So a record reader schema
@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from pyspark.sql import Column, DataFrame, Observation
 from pyspark.sql import functions as F
 
-from loader.reading.avro_decoder import SPARK_FROM_AVRO, avro_decoder
+from loader.reading.avro_decoder import avro_column
 from loader.reading.registry_client import SubjectSchemas
 from loader.reading.sql_text import (
     aliased,
@@ -36,7 +36,6 @@ from loader.reading.sql_text import (
     identifier,
     named_struct,
     string_literal,
-    string_map,
 )
 
 DECODED_FLAG = "__loader_decoded"
@@ -96,12 +95,29 @@ def _framed_sql(column: str) -> str:
 
 
 @dataclass(frozen=True)
+class AvroRead:
+    """`from_avro` of a framed binary column, one branch per writer schema, as data: Spark's `from_avro`
+    is a SQL function only from Spark 4.0 on, so the decoding is made a Column by
+    `loader.reading.avro_decoder.avro_column` (on every Spark line alike), around SQL text for the rest."""
+
+    body: str  # the Avro body (SQL text)
+    schema_id: str  # the header's schema id (SQL text)
+    guard: str  # decoded only where this holds, NULL elsewhere (SQL text)
+    writer_schemas: tuple[tuple[int, str], ...]  # (writer schema id, its schema), by id
+    options: tuple[tuple[str, str], ...]  # `from_avro`'s options
+
+    def only_where(self, condition: str) -> AvroRead:
+        """The same, decoded only where `condition` holds too (SQL text)."""
+        return replace(self, guard=f"({condition}) AND ({self.guard})")
+
+
+@dataclass(frozen=True)
 class FramedAvro:
     """What one binary column holds when read as Confluent-framed Avro of a subject (SQL text)."""
 
     schema_id: str  # the header's schema id; NULL when the bytes are not framed
     known: str  # framed, and the id is a version of the subject
-    decoded: str  # projected onto the latest schema (flag included); NULL unless known
+    decoded: AvroRead  # projected onto the latest schema (flag included); NULL unless known
     failure: Literal["flag", "null", "never"]  # how a failed decode shows in `decoded`
     fields: tuple[str, ...]  # the latest schema's top-level fields when it is a record
 
@@ -128,14 +144,11 @@ def framed_schema_id_sql(column: str = "value") -> str:
     return case_when([(_framed_sql(column), schema_id_sql(column))])
 
 
-def read_framed(
-    column: str, schemas: SubjectSchemas, header_id: str | None = None, decoder: str = SPARK_FROM_AVRO
-) -> FramedAvro:
-    """`decoder`: the session's function for `from_avro` (`avro_decoder`). `header_id`: a column that
-    already holds `framed_schema_id_sql(column)`. Every writer schema's branch and the verdicts test the
-    id; read from the bytes in each of them, it is converted (to hex, then from base 16) several times
-    per record, a measurable share of a big topic's decoding (benchmarks/README.md, "The header's schema
-    id read once")."""
+def read_framed(column: str, schemas: SubjectSchemas, header_id: str | None = None) -> FramedAvro:
+    """`header_id`: a column that already holds `framed_schema_id_sql(column)`. Every writer schema's
+    branch and the verdicts test the id; read from the bytes in each of them, it is converted (to hex,
+    then from base 16) several times per record, a measurable share of a big topic's decoding
+    (benchmarks/README.md, "The header's schema id read once")."""
     reader, flagged = reader_schema(schemas.latest_schema)
     options = {
         "mode": "PERMISSIVE",
@@ -147,17 +160,15 @@ def read_framed(
     bytes_ = identifier(column)
     schema_id = identifier(header_id) if header_id else framed_schema_id_sql(column)
     body = f"substring({bytes_}, {HEADER_BYTES + 1}, length({bytes_}) - {HEADER_BYTES})"
-    reading = string_map(options)
-    decoded = case_when(
-        (f"{schema_id} = {writer_id}", f"{decoder}({body}, {string_literal(writer_schema)}, {reading})")
-        for writer_id, writer_schema in sorted(schemas.writer_schemas.items())
-    )
     ids = ", ".join(str(i) for i in sorted(schemas.writer_schemas))
     known = f"coalesce({schema_id} IN ({ids}), false)"
+    decoded = AvroRead(
+        body, schema_id, known, tuple(sorted(schemas.writer_schemas.items())), tuple(options.items())
+    )
     failure = "flag" if flagged else "never" if _admits_null(schemas.latest_schema) else "null"
     latest = json.loads(schemas.latest_schema)
     fields = tuple(f["name"] for f in latest["fields"]) if flagged else ()
-    return FramedAvro(schema_id, known, case_when([(known, decoded)]), failure, fields)
+    return FramedAvro(schema_id, known, decoded, failure, fields)
 
 
 @dataclass(frozen=True)
@@ -184,25 +195,22 @@ class Decoding:
     `judging` reads the verdicts off what the second one decoded."""
 
     schema_id: str
-    decoding: dict[str, str]
+    decoding: dict[str, AvroRead]
     judging: dict[str, str]
     names: DecodedNames
     has_key_schema: bool
 
 
 def decoding_columns(
-    values: SubjectSchemas,
-    keys: SubjectSchemas | None = None,
-    names: DecodedNames = DecodedNames(),
-    decoder: str = SPARK_FROM_AVRO,
+    values: SubjectSchemas, keys: SubjectSchemas | None = None, names: DecodedNames = DecodedNames()
 ) -> Decoding:
-    """The columns `decode` adds, under `names`, decoding with the session's `decoder` (`avro_decoder`)."""
-    value = read_framed("value", values, header_id="schema_id", decoder=decoder)
+    """The columns `decode` adds, under `names`."""
+    value = read_framed("value", values, header_id="schema_id")
     decoding = {names.event: value.decoded}
     judging: dict[str, str] = {}
     key_is_avro = key_failed = "false"
     if keys is not None:
-        key = read_framed("key", keys, decoder=decoder)
+        key = read_framed("key", keys)
         decoding[names.key_decoded] = key.decoded
         key_is_avro, key_failed = key.known, key.failed(names.key_decoded)
         judging[names.key_avro] = case_when([(f"NOT {key_failed}", key.without_flag(names.key_decoded))])
@@ -262,9 +270,9 @@ def decode(raw: DataFrame, values: SubjectSchemas, keys: SubjectSchemas | None =
     used more than once and are not cheap), so each header and each body is read once. A filter on
     `bad_reason` is still pushed below them and would decode every body again: a topic's write filters
     through `rows_to_write`, which puts a barrier between."""
-    columns = decoding_columns(values, keys, decoder=avro_decoder(raw.sparkSession))
+    columns = decoding_columns(values, keys)
     identified = raw.withColumn("schema_id", F.expr(columns.schema_id))
-    stage = identified.withColumns(expressions(columns.decoding))
+    stage = identified.withColumns({name: avro_column(read) for name, read in columns.decoding.items()})
     judged = stage.withColumns(expressions(columns.judging))
     return judged.drop(KEY_DECODED) if keys is not None else judged
 

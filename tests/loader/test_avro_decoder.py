@@ -1,6 +1,6 @@
-"""The loader's own `from_avro` (loader/jvm/tableloader/FromAvro.java) gives what Spark's gives, type and
-rows, for every Avro type the loader meets, evolved and broken bodies included, generated and interpreted;
-and the loader falls back to Spark's without its jar."""
+"""The decoding Column (`loader.reading.avro_decoder.avro_column`: Spark's own `from_avro`, one branch per
+writer schema) for every Avro type the loader meets, evolved and broken bodies included, generated and
+interpreted, on every supported Spark line."""
 
 from __future__ import annotations
 
@@ -11,15 +11,11 @@ from typing import Any
 
 import fastavro
 import pytest
-from pyspark.errors import AnalysisException
 from pyspark.sql import DataFrame, Row, SparkSession
 
-from loader.reading import avro_decoder as decoder_module
-from loader.reading.avro_decoder import SPARK_FROM_AVRO, avro_decoder
-from loader.reading.decoding import reader_schema
-from loader.reading.sql_text import string_literal, string_map
+from loader.reading.avro_decoder import avro_column
+from loader.reading.decoding import AvroRead, reader_schema
 from loader.spark_session import interpreted_session
-from tests.loader.harness import executed_plan
 
 pytestmark = pytest.mark.integration
 
@@ -74,12 +70,21 @@ def body(schema: Any, datum: Any) -> bytes:
     return out.getvalue()
 
 
-def decoded_with(frame: DataFrame, function: str, writer: Any, reader: str | None) -> DataFrame:
+def decoded_with(
+    frame: DataFrame, writers: dict[int, Any], reader: str | None, guard: str = "true"
+) -> DataFrame:
+    """`frame`'s `body` decoded by the writer schema its `writer` column names."""
     options = {"mode": "PERMISSIVE", "enableStableIdentifiersForUnionType": "true"}
     if reader is not None:
         options["avroSchema"] = reader
-    call = f"{function}(`body`, {string_literal(json.dumps(writer))}, {string_map(options)})"
-    return frame.selectExpr("n", f"{call} AS decoded")
+    read = AvroRead(
+        "`body`",
+        "`writer`",
+        guard,
+        tuple((i, json.dumps(w)) for i, w in sorted(writers.items())),
+        tuple(options.items()),
+    )
+    return frame.select("n", avro_column(read).alias("decoded"))
 
 
 def in_order(frame: DataFrame) -> list[Row]:
@@ -91,28 +96,19 @@ def session(request: pytest.FixtureRequest, spark: SparkSession) -> SparkSession
     return spark if request.param == "generated" else interpreted_session(spark)
 
 
-def bodies(spark: SparkSession, values: list[bytes | None]) -> DataFrame:
-    return spark.createDataFrame(list(enumerate(values)), "n int, body binary")
+def bodies(spark: SparkSession, values: list[bytes | None], writer: int = 1) -> DataFrame:
+    return spark.createDataFrame(
+        [(n, v, writer) for n, v in enumerate(values)], "n int, body binary, writer int"
+    )
 
 
-def test_the_loaders_decoder_gives_what_spark_from_avro_gives(session: SparkSession) -> None:
-    name = avro_decoder(session)
-    assert name == "tableloader_from_avro"
+def test_an_evolved_record_of_every_type_decodes_and_broken_bodies_read_as_nulls(
+    session: SparkSession,
+) -> None:
     good = body(WRITER, RECORD)
     values = [good, good[:7], b"\xff\xff\xff\xff\xff", b"", None, body(WRITER, {**RECORD, "either": "s"})]
     reader, _ = reader_schema(json.dumps(LATEST))
-    frame = bodies(session, values)
-    ours = decoded_with(frame, name, WRITER, reader)
-    spark_s = decoded_with(frame, SPARK_FROM_AVRO, WRITER, reader)
-    plan = executed_plan(ours)
-    decoding = next(line for line in plan.splitlines() if "tableloader_from_avro(" in line)
-    # Its own generated code in a session that generates code (whole-stage: `*(n)`), no fallback.
-    assert decoding.lstrip(" +-:").startswith("*(") == (
-        session.conf.get("spark.sql.codegen.wholeStage") == "true"
-    )
-    assert ours.schema == spark_s.schema
-    rows, expected = in_order(ours), in_order(spark_s)
-    assert rows == expected
+    rows = in_order(decoded_with(bodies(session, values), {1: WRITER}, reader))
     first = rows[0]["decoded"]
     assert (first["id"], first["note"], first["either"]["member_long"], first["__loader_decoded"]) == (
         7,
@@ -121,6 +117,8 @@ def test_the_loaders_decoder_gives_what_spark_from_avro_gives(session: SparkSess
         True,
     )
     assert first["amount"] == Decimal("12.34") and first["address"]["city"] == "Oslo"
+    assert first["tags"] == ["a", "b"] and first["attrs"] == {"x": 1.5} and first["hash"] == b"\x01\x02"
+    assert "dropped" not in first.asDict()
     # A truncated or garbage body reads as a struct of NULLs (the decode flag NULL), NULL stays NULL.
     for broken in rows[1:4]:
         assert broken["decoded"] is not None and set(broken["decoded"].asDict().values()) == {None}
@@ -130,43 +128,20 @@ def test_the_loaders_decoder_gives_what_spark_from_avro_gives(session: SparkSess
 
 def test_a_type_that_is_not_a_record_reads_null_when_it_does_not_decode(session: SparkSession) -> None:
     frame = bodies(session, [body("string", "k-1"), b"\x09", None])
-    ours = decoded_with(frame, avro_decoder(session), "string", None)
-    spark_s = decoded_with(frame, SPARK_FROM_AVRO, "string", None)
-    assert ours.schema == spark_s.schema
-    assert (
-        [r["decoded"] for r in ours.collect()]
-        == [r["decoded"] for r in spark_s.collect()]
-        == [
-            "k-1",
-            None,
-            None,
-        ]
-    )
+    decoded = decoded_with(frame, {1: "string"}, None)
+    assert [r["decoded"] for r in in_order(decoded)] == ["k-1", None, None]
 
 
-def test_arguments_the_decoder_cannot_take_are_refused_clearly(spark: SparkSession) -> None:
-    name = avro_decoder(spark)
-    frame = bodies(spark, [b"\x00"])
-    with pytest.raises(Exception, match="writer schema as a string literal"):
-        frame.selectExpr(f"{name}(`body`, CAST(n AS STRING), map('mode', 'PERMISSIVE'))").collect()
-    with pytest.raises(AnalysisException, match="decodes binary"):
-        frame.selectExpr(f"{name}(n, '\"string\"', map('mode', 'PERMISSIVE'))").collect()
-    with pytest.raises(AnalysisException, match="PERMISSIVE mode only"):
-        frame.selectExpr(f"{name}(`body`, '\"string\"', map('mode', 'FAILFAST'))").collect()
-
-
-def test_without_the_loaders_jar_spark_from_avro_decodes(
-    spark: SparkSession, monkeypatch: pytest.MonkeyPatch
+def test_each_body_decodes_with_its_own_writer_schema_and_only_where_the_guard_holds(
+    spark: SparkSession,
 ) -> None:
-    monkeypatch.setattr(decoder_module, "DECODER_CLASS", "NoSuchDecoder")
-    assert avro_decoder(spark) == SPARK_FROM_AVRO
-
-
-def test_a_session_registers_the_decoder_once(spark: SparkSession) -> None:
-    """Every pass asks for the decoder; Spark would warn of each registration after the first."""
-    name = avro_decoder(spark)
-    identifier = spark._jvm.org.apache.spark.sql.catalyst.FunctionIdentifier.apply(name)
-    registry = spark._jsparkSession.sessionState().functionRegistry()
-    builder = registry.lookupFunctionBuilder(identifier).get()
-    assert avro_decoder(spark) == name
-    assert registry.lookupFunctionBuilder(identifier).get().equals(builder)
+    old = {"type": "record", "name": "R", "fields": [{"name": "a", "type": "int"}]}
+    new = {**old, "fields": [*old["fields"], {"name": "b", "type": "string", "default": "x"}]}
+    frame = bodies(spark, [body(old, {"a": 1})], writer=1).unionByName(
+        bodies(spark, [body(new, {"a": 2, "b": "y"})], writer=2).selectExpr("n + 1 AS n", "body", "writer")
+    )
+    reader, _ = reader_schema(json.dumps(new))
+    rows = in_order(decoded_with(frame, {1: old, 2: new}, reader))
+    assert [(r["decoded"]["a"], r["decoded"]["b"]) for r in rows] == [(1, "x"), (2, "y")]
+    guarded = in_order(decoded_with(frame, {1: old, 2: new}, reader, guard="`writer` = 2"))
+    assert guarded[0]["decoded"] is None and guarded[1]["decoded"]["b"] == "y"
