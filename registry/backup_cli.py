@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from registry.cli_options import DATABASE_URL
+from registry.cli_options import DATABASE_URL, migrated_database
 from registry.config import RegistryConfig
 
 
@@ -24,9 +24,8 @@ from registry.config import RegistryConfig
 def export_command(database_url: str | None, output: Path | None) -> None:
     """Write every subject, version, schema id and setting to a versioned JSON document."""
     from registry.storage.backup import export_registry
-    from registry.storage.db import Database
 
-    database = Database(RegistryConfig.from_env(database_url=database_url).database_url)
+    database = migrated_database(database_url)
     try:
         document = export_registry(database)
     finally:

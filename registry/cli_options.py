@@ -8,8 +8,12 @@ way only: ``registry.cli`` imports the command modules, and they import this mod
 from __future__ import annotations
 
 import importlib.util
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from registry.storage.db import Database
 
 DATABASE_URL = click.option(
     "--database-url",
@@ -28,3 +32,19 @@ def require_server_packages() -> None:
         raise click.ClickException(
             f"the registry service needs {', '.join(missing)}: pip install 'avro-pipeline[registry]'"
         )
+
+
+def migrated_database(database_url: str | None) -> Database:
+    """The registry's database for a command that uses its tables; a database that is not migrated (or
+    cannot be opened) stops the command with a message naming ``registry db upgrade``, not a traceback."""
+    from registry.config import RegistryConfig
+    from registry.storage.db import Database
+    from registry.storage.migrate import NotReady, require_current
+
+    database = Database(RegistryConfig.from_env(database_url=database_url).database_url)
+    try:
+        require_current(database)
+    except NotReady as exc:
+        database.dispose()
+        raise click.ClickException(str(exc)) from None
+    return database

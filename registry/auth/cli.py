@@ -6,14 +6,7 @@ import sys
 
 import click
 
-from registry.cli_options import DATABASE_URL, require_server_packages
-from registry.config import RegistryConfig
-
-
-def _database(database_url: str | None):  # type: ignore[no-untyped-def]
-    from registry.storage.db import Database
-
-    return Database(RegistryConfig.from_env(database_url=database_url).database_url)
+from registry.cli_options import DATABASE_URL, migrated_database, require_server_packages
 
 
 @click.group()
@@ -44,14 +37,14 @@ def add(
     from registry.auth.permissions import Role
     from registry.auth.users import UserError, add_user
 
+    database = migrated_database(database_url)  # before asking for a password it could not store
     password: str | None = None
-    if not no_password:
-        if password_stdin:
-            password = sys.stdin.readline().rstrip("\n")
-        else:
-            password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
-    database = _database(database_url)
     try:
+        if not no_password:
+            if password_stdin:
+                password = sys.stdin.readline().rstrip("\n")
+            else:
+                password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
         token = add_user(database, name, Role(role), prefixes, password, with_token or no_password)
     except UserError as exc:
         raise click.ClickException(str(exc)) from exc
@@ -70,7 +63,7 @@ def remove(database_url: str | None, name: str) -> None:
     """Remove user NAME (running servers forget it within seconds)."""
     from registry.auth.users import UserError, remove_user
 
-    database = _database(database_url)
+    database = migrated_database(database_url)
     try:
         remove_user(database, name)
     except UserError as exc:
@@ -89,7 +82,7 @@ def list_command(database_url: str | None) -> None:
 
     from registry.auth.users import list_users
 
-    database = _database(database_url)
+    database = migrated_database(database_url)
     try:
         found = list_users(database)
     finally:

@@ -9,6 +9,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from sqlalchemy.exc import SQLAlchemyError
 
 from registry.storage.db import Database
 
@@ -75,3 +76,33 @@ def upgrade_if_empty(database_url: str) -> bool:
             "run `registry db upgrade`."
         )
     return False
+
+
+class NotReady(RuntimeError):
+    """The database cannot be used by a command yet; the message says which command to run."""
+
+
+def require_current(database: Database) -> None:
+    """Raises :class:`NotReady` unless the database is at the code's head revision.
+
+    For the commands that read or write the registry's tables outside ``registry serve`` (``registry
+    users``, ``registry export``): they never migrate a database themselves (a mistyped URL would
+    otherwise create a new registry), they say what to run instead of failing on a missing table.
+    """
+    where = database.engine.url.render_as_string(hide_password=True)
+    try:
+        current = current_revision(database)
+    except SQLAlchemyError as exc:
+        reason = " ".join(str(getattr(exc, "orig", None) or exc).split())
+        raise NotReady(f"cannot open the registry database {where}: {reason}") from None
+    head = head_revision()
+    if current is None:
+        raise NotReady(
+            f"the registry database {where} has no tables yet: run `registry db upgrade` first "
+            "(with the same --database-url)"
+        )
+    if current != head:
+        raise NotReady(
+            f"the registry database {where} is at revision {current}, this registry expects {head}: "
+            "run `registry db upgrade` first"
+        )
