@@ -90,7 +90,7 @@ def test_the_plain_listener_beside_them_still_answers_without_credentials(
 def test_secrets_and_keys_are_readable_by_their_owner_only(secured_kafka: SecuredKafkaBroker) -> None:
     data = secured_kafka.data_dir
     private = [
-        data / "server.properties",  # holds the PLAIN users' passwords and the key store's
+        secured_kafka.storage_dir / "server.properties",  # the PLAIN users' passwords, the key store's
         *(data / "secrets").iterdir(),
         *(data / "tls").glob("*.key"),
         data / "tls" / "broker.p12",
