@@ -36,6 +36,8 @@ __all__ = [
     "SchemaSource",
     "Status",
     "check_file",
+    "compared_note",
+    "conflict_findings",
 ]
 
 INVALID_SCHEMA = "invalid-schema"
@@ -157,7 +159,7 @@ def _context(direction: str, labels: Sequence[str]) -> str:
     return f"consumers still on {joined} cannot read data written with the new schema"
 
 
-def _conflict_findings(
+def conflict_findings(
     conflicts: Sequence[Conflict], labels: dict[int, str], index: SourceIndex
 ) -> list[Finding]:
     """One finding per distinct problem, listing every version it breaks (transitive levels repeat them)."""
@@ -184,7 +186,7 @@ def _policy_findings(violations: Sequence[policies.PolicyViolation], index: Sour
     return [Finding(index.value(v.pointer), v.rule, v.message, v.hint) for v in violations]
 
 
-def _compared_note(baseline: Baseline, compared: Sequence[PreviousVersion]) -> str:
+def compared_note(baseline: Baseline, compared: Sequence[PreviousVersion]) -> str:
     labels = ", ".join(previous.label for previous in compared)
     if len(compared) > 3:  # a long transitive history: the range says enough
         labels = f"{compared[0].label} to {compared[-1].label} ({len(compared)} versions)"
@@ -226,25 +228,25 @@ def check_file(
         existing = [(previous.number, parsed) for previous, parsed in usable]
         conflicts = list(check_compatibility(new, existing, baseline.level))
         if not conflicts:
-            notes.append(_compared_note(baseline, [p for p, _ in usable]))
+            notes.append(compared_note(baseline, [p for p, _ in usable]))
     elif usable:
         notes.append(f"compatibility level NONE for {file.subject}: not compared")
 
     labels = {previous.number: previous.label for previous, _ in usable}
-    conflict_findings = _conflict_findings(conflicts, labels, index)
+    by_conflict = conflict_findings(conflicts, labels, index)
     if rules.require_defaults and usable:
         latest_written = json.loads(usable[-1][0].text)
         # BACKWARD already reports most of these; one message per spot is enough.
-        flagged = {finding.position for finding in conflict_findings}
+        flagged = {finding.position for finding in by_conflict}
         violations = policies.added_without_default(written, latest_written)
         found = _policy_findings(violations, index)
         policy_findings += [finding for finding in found if finding.position not in flagged]
 
-    if conflict_findings:
+    if by_conflict:
         status = Status.INCOMPATIBLE
     elif policy_findings:
         status = Status.INVALID
     else:
         status = Status.PASSED
-    findings = sorted(conflict_findings + policy_findings)
+    findings = sorted(by_conflict + policy_findings)
     return FileResult(file, status, tuple(findings), tuple(notes))

@@ -24,8 +24,9 @@ from registry.compatibility import (
     diff_schemas,
 )
 from registry.service import errors
+from registry.service.candidate import ReferenceRow
 from registry.service.field_tree import TreeRow, field_tree
-from registry.service.requests import LATEST
+from registry.service.requests import LATEST, validate_subject
 
 if TYPE_CHECKING:
     from registry.storage.repository import Registry
@@ -198,6 +199,25 @@ def schema_page(registry: Registry, schema_id: int) -> SchemaPage:
         for subject, version in registry.schema_usages(schema_id, include_deleted=True)
     )
     return SchemaPage(schema_detail(registry, stored), usages, contract_blocks(stored))
+
+
+def check_prefill(
+    registry: Registry, subject: str, max_subject_length: int
+) -> tuple[str, tuple[ReferenceRow, ...]]:
+    """The check form's start for ``subject``: its latest live version (pretty JSON) and that version's
+    references as form rows; empty for no subject or one without live versions."""
+    if not subject:
+        return "", ()
+    try:
+        validate_subject(subject, max_subject_length)
+        view = registry.get_version(subject, LATEST)
+    except (errors.InvalidSubject, errors.SubjectNotFound, errors.VersionNotFound):
+        return "", ()
+    rows = tuple(
+        ReferenceRow(str(ref["name"]), str(ref["subject"]), str(ref["version"]))
+        for ref in view.schema.references
+    )
+    return pretty_json(view.schema.schema), rows
 
 
 def contract_blocks(stored: StoredSchema) -> tuple[ContractBlock, ...]:

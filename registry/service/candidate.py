@@ -1,42 +1,94 @@
-"""A candidate schema checked against a subject exactly as ``registry check`` checks a file, read-only.
+"""A candidate schema checked against a subject exactly as ``POST /compatibility/subjects/{s}/versions``
+checks it, read-only, and reported as ``registry check`` reports a file.
 
-The page pastes or uploads a schema; this module turns the form into a checked input (or a message
-saying what is wrong with it, so the page can show the form again with everything still filled in), then
-runs the pre-commit check's own ``check_file`` against the subject's versions as the repository holds
-them: same level, same versions, same findings with line, column, rule and fix, same report lines.
-Nothing is registered: the repository is only read.
+The page pastes or uploads a schema, with the references it uses as name/subject/version rows; this module
+turns the form into the same :class:`SchemaRequest` the API builds from a body (or a message saying what
+is wrong, so the page shows the form again with everything still filled in), then asks the repository's
+own check (:meth:`Registry.check_detailed`, which the API answers from): same versions, same level, same
+compatibility group, references resolved from the registry. The conflicts become findings with line,
+column, rule and fix, and the report lines ``registry check`` prints. The verdict says "passes" only when
+versions were compared; otherwise it says why nothing was. Nothing is registered.
 """
 
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
 from typing import TYPE_CHECKING
 
 from registry.compatibility import CompatibilityLevel
-from registry.schema_check.checker import Baseline, FileResult, PreviousVersion, check_file
+from registry.schema_check.checker import (
+    INVALID_SCHEMA,
+    Baseline,
+    FileResult,
+    Finding,
+    PreviousVersion,
+    Status,
+    check_file,
+    compared_note,
+    conflict_findings,
+)
 from registry.schema_check.report import format_result, format_summary
+from registry.schema_check.source_positions import START, SourceIndex
 from registry.service import errors
-from registry.service.requests import json_depth, validate_subject
+from registry.service.requests import (
+    SchemaReferenceInput,
+    SchemaRequest,
+    json_depth,
+    parse_schema_request,
+    validate_subject,
+)
 
 if TYPE_CHECKING:
+    from registry.storage.registration import CheckOutcome
     from registry.storage.repository import Registry
 
 DEFAULT_DISPLAY = "candidate.avsc"
 MAX_DISPLAY_CHARS = 120
+MAX_REFERENCES = 50
 
 
 class CandidateError(ValueError):
     """The form cannot be checked as sent; the message says what to change."""
 
 
+class Verdict(str, Enum):
+    """What the page says in its heading; only ``PASSES`` means versions were compared and fit."""
+
+    PASSES = "passes"
+    INCOMPATIBLE = "incompatible"
+    INVALID = "invalid"
+    NOT_COMPARED = "not compared"  # level NONE, a new subject, or no version in the candidate's group
+
+    @property
+    def api_compatible(self) -> bool | None:
+        """What the API's ``is_compatible`` is for the same schema (None: it answers 422 instead)."""
+        return {Verdict.INCOMPATIBLE: False, Verdict.INVALID: None}.get(self, True)
+
+
+@dataclass(frozen=True)
+class ReferenceRow:
+    """One reference row of the form, as typed (kept to show the form again)."""
+
+    name: str = ""
+    subject: str = ""
+    version: str = ""
+
+    @property
+    def blank(self) -> bool:
+        return not (self.name.strip() or self.subject.strip() or self.version.strip())
+
+
 @dataclass(frozen=True)
 class Candidate:
-    """A schema to check: its text, the name it is reported under, and the subject it is meant for."""
+    """A schema to check: its text, the name it is reported under, the subject, and its references."""
 
     display: str
     subject: str
     text: str
+    references: tuple[SchemaReferenceInput, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -44,6 +96,10 @@ class CandidateCheck:
     result: FileResult
     #: The lines ``registry check`` prints for this file, its summary line last.
     report: tuple[str, ...]
+    verdict: Verdict
+    level: str = ""
+    #: The versions compared with, oldest first (empty when nothing was compared).
+    compared: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -56,7 +112,12 @@ class Limits:
 
 
 def read_candidate(
-    subject: str, pasted: str, upload_name: str | None, upload: bytes | None, limits: Limits
+    subject: str,
+    pasted: str,
+    upload_name: str | None,
+    upload: bytes | None,
+    limits: Limits,
+    rows: Sequence[ReferenceRow] = (),
 ) -> Candidate:
     """The candidate a form describes; raises :class:`CandidateError` naming what is missing or wrong."""
     try:
@@ -83,7 +144,26 @@ def read_candidate(
         raise CandidateError(f"The schema has {len(text)} characters; the limit is {limit}.")
     if json_depth(text) > limits.max_json_depth:
         raise CandidateError(f"The schema is nested deeper than {limits.max_json_depth} levels.")
-    return Candidate(display, subject, text)
+    return Candidate(display, subject, text, read_references(rows))
+
+
+def read_references(rows: Sequence[ReferenceRow]) -> tuple[SchemaReferenceInput, ...]:
+    """The filled reference rows, as the API reads a body's ``references`` (blank rows are skipped)."""
+    filled = [row for row in rows if not row.blank]
+    if len(filled) > MAX_REFERENCES:
+        raise CandidateError(f"At most {MAX_REFERENCES} references.")
+    body = []
+    for number, row in enumerate(filled, 1):
+        name, subject, version = row.name.strip(), row.subject.strip(), row.version.strip()
+        if not (name and subject and version):
+            raise CandidateError(f"Reference {number}: fill in its name, subject and version (or clear it).")
+        if not version.isdigit() or not 1 <= int(version) <= 2**31 - 1:
+            raise CandidateError(f"Reference {number}: the version must be a number of 1 or more.")
+        body.append({"name": name, "subject": subject, "version": int(version)})
+    try:  # the API's own reading of references (the schema is checked later, with its positions)
+        return parse_schema_request({"schema": "{}", "references": body}, 2, 8).references
+    except errors.RegistryError as exc:
+        raise CandidateError(exc.message) from None
 
 
 def _display_name(upload_name: str | None) -> str:
@@ -92,28 +172,66 @@ def _display_name(upload_name: str | None) -> str:
     return name[:MAX_DISPLAY_CHARS] or DEFAULT_DISPLAY
 
 
-def baseline(registry: Registry, subject: str, source: str) -> Baseline:
-    """The subject's level and the versions a registration would be checked against, from the repository.
-
-    ``source`` names the registry in the notes, as ``registry check --registry-url`` names it.
-    """
-    level, existing = registry.compatibility_baseline(subject)
-    versions = tuple(
-        PreviousVersion(
-            number=version,
-            text=stored.schema,
-            label=f"version {version}",
-            schema_type=stored.schema_type,
-            has_references=bool(stored.references),
-        )
-        for version, stored in existing
-    )
-    return Baseline(level=CompatibilityLevel(level), versions=versions, source=source)
-
-
 def check_candidate(registry: Registry, candidate: Candidate, registry_url: str) -> CandidateCheck:
-    """The check's result and report; ``registry_url`` is how people reach this registry (for the notes)."""
-    result = check_file(
-        candidate, candidate.text, baseline(registry, candidate.subject, f"registry {registry_url}")
-    )
-    return CandidateCheck(result, (*format_result(result), format_summary([result])))
+    """The verdict of the API's check, its findings and report; ``registry_url`` is how people reach this
+    registry (named in the notes, as ``registry check --registry-url`` names it)."""
+    request = SchemaRequest(schema=candidate.text, references=candidate.references)
+    source = f"registry {registry_url}"
+    try:
+        outcome = registry.check_detailed(candidate.subject, request, None)
+    except errors.InvalidSchema as exc:
+        return _report(_invalid(candidate, exc), Verdict.INVALID)
+    index = SourceIndex(candidate.text)
+    labels = {number: f"version {number}" for number in outcome.compared}
+    findings = tuple(sorted(conflict_findings(outcome.conflicts, labels, index)))
+    if findings:
+        result = FileResult(candidate, Status.INCOMPATIBLE, findings)
+        return _report(result, Verdict.INCOMPATIBLE, outcome)
+    note, verdict = _passing_note(candidate, outcome, source)
+    return _report(FileResult(candidate, Status.PASSED, (), (note,)), verdict, outcome)
+
+
+def _passing_note(candidate: Candidate, outcome: CheckOutcome, source: str) -> tuple[str, Verdict]:
+    """What a check without conflicts compared (the words ``registry check`` uses), and the verdict."""
+    group = _group_label(outcome)
+    if outcome.level == "NONE":
+        return f"compatibility level NONE for {candidate.subject}: not compared", Verdict.NOT_COMPARED
+    if not outcome.compared and group:
+        return (
+            f"no version of {candidate.subject} in {group}: nothing to be compatible with ({source}); "
+            "validated only",
+            Verdict.NOT_COMPARED,
+        )
+    if not outcome.compared:
+        return (
+            f"new subject {candidate.subject}: nothing to be compatible with ({source}); validated only",
+            Verdict.NOT_COMPARED,
+        )
+    baseline = Baseline(CompatibilityLevel(outcome.level), (), source, group)
+    compared = [PreviousVersion(number, "", f"version {number}") for number in outcome.compared]
+    return compared_note(baseline, compared), Verdict.PASSES
+
+
+def _group_label(outcome: CheckOutcome) -> str:
+    if outcome.group is None:
+        return ""
+    if outcome.group_value is None:
+        return f"compatibility group without {outcome.group}"
+    return f"compatibility group {outcome.group}={outcome.group_value}"
+
+
+def _invalid(candidate: Candidate, exc: errors.InvalidSchema) -> FileResult:
+    """The registry refused the schema: positioned findings when the file alone shows why (as ``registry
+    check`` reports them), else the registry's message (a reference it cannot resolve, say)."""
+    if not candidate.references:
+        alone = check_file(candidate, candidate.text, None)
+        if alone.status is Status.INVALID:
+            return alone
+    return FileResult(candidate, Status.INVALID, (Finding(START, INVALID_SCHEMA, exc.message),))
+
+
+def _report(result: FileResult, verdict: Verdict, outcome: CheckOutcome | None = None) -> CandidateCheck:
+    report = (*format_result(result), format_summary([result]))
+    if outcome is None:
+        return CandidateCheck(result, report, verdict)
+    return CandidateCheck(result, report, verdict, outcome.level, outcome.compared)

@@ -47,6 +47,19 @@ STAMP_QUERY = text(
 
 
 @dataclass(frozen=True)
+class CheckOutcome:
+    """A compatibility check's answer and what it compared (nothing at level NONE or for a new subject)."""
+
+    level: str
+    #: The versions the candidate was compared with, oldest first.
+    compared: tuple[int, ...]
+    conflicts: list[Conflict]
+    #: The compatibility group property in scope and the candidate's value of it, when one is configured.
+    group: str | None = None
+    group_value: str | None = None
+
+
+@dataclass(frozen=True)
 class Candidate:
     """What a request would be stored as under one subject: contract, identity and compatibility group."""
 
@@ -286,16 +299,25 @@ class RegistrationMixin:
     def check(self, subject: str, request: SchemaRequest, version: int | None) -> tuple[str, list[Conflict]]:
         """Conflicts of a candidate with one version (``version``) or with the subject's history; the
         candidate is completed as a registration would be, so the answer is the registration's."""
+        found = self.check_detailed(subject, request, version)
+        return found.level, found.conflicts
+
+    def check_detailed(self, subject: str, request: SchemaRequest, version: int | None) -> CheckOutcome:
+        """:meth:`check` with what it compared: the versions, and the candidate's compatibility group.
+
+        The API's ``/compatibility`` answers from this, and the page's check shows it, so both compare the
+        same versions the same way (references resolved from the registry)."""
         parsed = self.parse_request(request)
 
-        def work(session: Session) -> tuple[str, list[tuple[int, ParsedSchema]]]:
+        def work(session: Session) -> tuple[str, list[tuple[int, ParsedSchema]], str | None, str | None]:
             state = q.state(session)
             if version is None:
                 row = q.subject(session, subject)
                 level = q.effective_compatibility(state, row)
                 latest = q.latest_live(session, row)
                 candidate = self._candidate(session, row, parsed, request, "READWRITE", latest)
-                return level, self._versions_to_check(session, row, level, candidate, latest)
+                pairs = self._versions_to_check(session, row, level, candidate, latest)
+                return level, pairs, candidate.group, candidate.group_value
             subject_row, found, record = q.version_row(session, subject, version, include_deleted=False)
             level = q.effective_compatibility(state, subject_row)
             stored = self._stored(record)
@@ -304,8 +326,15 @@ class RegistrationMixin:
                 latest = q.latest_live(session, subject_row)
                 candidate = self._candidate(session, subject_row, parsed, request, "READWRITE", latest)
                 if group_value(stored.metadata, group) != candidate.group_value:
-                    return level, []  # another compatibility group: nothing to compare with
-            return level, [(found.version, self.parsed(stored))]
+                    return level, [], group, candidate.group_value  # another group: nothing to compare
+                return level, [(found.version, self.parsed(stored))], group, candidate.group_value
+            return level, [(found.version, self.parsed(stored))], None, None
 
-        level, pairs = self._read(work)
-        return level, schema_logic.conflicts(parsed, pairs, level)
+        level, pairs, group, value = self._read(work)
+        return CheckOutcome(
+            level=level,
+            compared=tuple(number for number, _ in pairs),
+            conflicts=schema_logic.conflicts(parsed, pairs, level),
+            group=group,
+            group_value=value,
+        )

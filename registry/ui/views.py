@@ -7,6 +7,7 @@ pages with the registry's own message, and every response carries the security h
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
 from flask import Blueprint, Response, current_app, g, render_template, request
@@ -34,6 +35,8 @@ CONTENT_SECURITY_POLICY = (
 )
 #: Deepest tree row indented further; deeper rows keep this indentation (the CSS has classes up to it).
 MAX_INDENT = 12
+#: Empty reference rows the check form offers beside the filled ones (no script needed to add one).
+BLANK_REFERENCE_ROWS = 2
 
 
 def _registry() -> Registry:
@@ -83,6 +86,25 @@ def http_error(exc: HTTPException) -> tuple[str, int]:
     return render_template("ui/error.html", status=status, message=message), status
 
 
+@dataclass(frozen=True)
+class CheckForm:
+    """The check form as shown: the subject, the schema text and the reference rows (blank ones added)."""
+
+    subject: str
+    schema: str
+    references: tuple[candidate.ReferenceRow, ...] = ()
+
+    @property
+    def rows(self) -> tuple[candidate.ReferenceRow, ...]:
+        filled = tuple(row for row in self.references if not row.blank)
+        return filled + (candidate.ReferenceRow(),) * BLANK_REFERENCE_ROWS
+
+
+def numbered_lines(text: str, marked: set[int]) -> tuple[tuple[int, str, bool], ...]:
+    """The schema's lines with their numbers, those holding a finding marked (the findings' line:column)."""
+    return tuple((number, line, number in marked) for number, line in enumerate(text.splitlines(), 1))
+
+
 def _positive(name: str, default: int) -> int:
     value = parse.parse_int(request.args.get(name), default, name)
     if value < 1:
@@ -128,29 +150,43 @@ def diff(subject: str) -> tuple[str, int]:
 
 @bp.route("/check", methods=["GET", "POST"])
 def check() -> tuple[str, int]:
-    """The candidate check: the form (GET), or the verdict under it (POST). Never registers anything."""
+    """The candidate check: the form (GET, prefilled with the subject's latest version), or the verdict
+    under it (POST). Never registers anything."""
     if request.method == "GET":
-        form = {"subject": request.args.get("subject", ""), "schema": ""}
+        subject_name = request.args.get("subject", "").strip()
+        text, rows = browsing.check_prefill(_registry(), subject_name, _settings().max_subject_length)
+        form = CheckForm(subject_name, text, rows)
         return render_template("ui/check.html", form=form, outcome=None, error=None), 200
-    form = {"subject": request.form.get("subject", ""), "schema": request.form.get("schema", "")}
+    rows = tuple(
+        candidate.ReferenceRow(name, ref_subject, version)
+        for name, ref_subject, version in zip(
+            request.form.getlist("ref_name"),
+            request.form.getlist("ref_subject"),
+            request.form.getlist("ref_version"),
+            strict=False,
+        )
+    )
+    form = CheckForm(request.form.get("subject", ""), request.form.get("schema", ""), rows)
     upload = request.files.get("schema_file")
     upload_name = upload.filename if upload is not None and upload.filename else None
     cfg = _settings()
     limits = candidate.Limits(cfg.max_subject_length, cfg.max_schema_chars, cfg.max_json_depth)
     try:
         wanted = candidate.read_candidate(
-            form["subject"],
-            form["schema"],
+            form.subject,
+            form.schema,
             upload_name,
             upload.read() if upload_name is not None else None,
             limits,
+            rows,
         )
     except candidate.CandidateError as exc:
         return render_template("ui/check.html", form=form, outcome=None, error=str(exc)), 422
     outcome = candidate.check_candidate(_registry(), wanted, request.host_url.rstrip("/"))
-    if upload_name is not None:
-        form["schema"] = wanted.text  # shown in the form, so the next try can start from it
-    return render_template("ui/check.html", form=form, outcome=outcome, error=None), 200
+    if upload_name is not None:  # shown in the form, so the next try can start from it
+        form = CheckForm(form.subject, wanted.text, rows)
+    listing = numbered_lines(wanted.text, {f.position.line for f in outcome.result.findings})
+    return render_template("ui/check.html", form=form, outcome=outcome, listing=listing, error=None), 200
 
 
 @bp.get("/schemas/<schema_id>")

@@ -165,6 +165,8 @@ def test_a_failing_and_a_passing_check_read_exactly_as_registry_check(
     failing = registry_check(tmp_path, incompatible_with_latest(), server.url)
     assert failing.returncode == 1, failing.stderr
     page.goto(server.url + f"/ui/check?subject={SUBJECT}")
+    expect(page.locator("textarea[name=schema]")).to_have_value(text(page_view(3)))  # the latest, to start
+    page.locator("textarea[name=schema]").fill("")
     page.locator("input[name=schema_file]").set_input_files(str(tmp_path / "page-views.avsc"))
     page.get_by_role("button", name="Check").click()
     expect(page.locator("#verdict h2")).to_contain_text("Incompatible: page-views.avsc for")
