@@ -14,7 +14,8 @@ from loader.operations.compaction_plan import CompactionPolicy
 from loader.reading.kafka_security import KafkaSecurity
 from loader.reading.security_settings import CONFIG_KEYS as SECURITY_KEYS
 from loader.schema.partitioning import Granularity
-from loader.spark_session import DRIVER_JIT, ICEBERG_CATALOGS
+from loader.spark_session import DRIVER_JIT, ICEBERG_CATALOGS, installed_spark_version
+from loader.spark_versions import iceberg_refusal
 from registry.client_settings import RegistryClientSettings
 
 
@@ -86,6 +87,8 @@ class LoaderSettings:
             raise ValueError(f"driver JIT must be 'quick' or 'full', not {self.driver_jit!r}")
         if self.iceberg_catalog not in ICEBERG_CATALOGS:
             raise ValueError(f"the Iceberg catalog must be 'hive' or 'hadoop', not {self.iceberg_catalog!r}")
+        if self.table_format == "iceberg" and (refusal := iceberg_refusal(installed_spark_version())):
+            raise ValueError(refusal)
         counts = (
             self.records_per_task,
             self.task_pool_size,

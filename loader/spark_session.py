@@ -108,6 +108,13 @@ def connector_jars(jars_dir: Path | None = None) -> list[str]:
     return jars
 
 
+def installed_spark_version() -> str:
+    """The version of the pyspark this process runs (the Spark line it adapts to: `loader.spark_versions`)."""
+    import pyspark
+
+    return str(pyspark.__version__)
+
+
 def iceberg_jars(jars_dir: Path | None = None) -> list[str]:
     """Iceberg's Spark runtime for this pyspark's minor version, from the local cache if it is there (the
     newest fetched Iceberg version when several are)."""

@@ -2,7 +2,19 @@
 # Paths are relative to the repository root so that a fresh clone works wherever it lives.
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-VENV="${VENV:-$REPO_ROOT/.venv}"
+# The Spark line (minor version) an environment is for, from loader/spark_versions.py: the default line's
+# environment is .venv, another line's .venv-spark-<line> (scripts/setup and scripts/test take --spark,
+# which sets PIPELINE_SPARK; VENV names an environment outright).
+DEFAULT_SPARK_LINE="$(python3 "$REPO_ROOT/loader/spark_versions.py" default)"
+SPARK_LINE="${PIPELINE_SPARK:-$DEFAULT_SPARK_LINE}"
+if [ -z "${VENV:-}" ]; then
+  if [ "$SPARK_LINE" = "$DEFAULT_SPARK_LINE" ]; then
+    VENV="$REPO_ROOT/.venv"
+  else
+    VENV="$REPO_ROOT/.venv-spark-$SPARK_LINE"
+  fi
+fi
+export VENV
 CACHE_DIR="${PIPELINE_CACHE_DIR:-$REPO_ROOT/.cache}"
 JARS_DIR="${PIPELINE_JARS_DIR:-$CACHE_DIR/jars}"
 
@@ -97,6 +109,21 @@ MAVEN_SETTINGS="${PIPELINE_MAVEN_SETTINGS:-$REPO_ROOT/jvm/settings.xml}"
 # pom_property NAME: a version property of jvm/pom.xml (e.g. kafka.version).
 pom_property() {
   sed -n "s:.*<$1>\\(.*\\)</$1>.*:\\1:p" "$MAVEN_POM"
+}
+
+# served_spark_version SCALA VERSION: pyspark's VERSION when Maven Central serves Spark's connectors at
+# it, else the newest served patch of the same minor below it (pyspark can be out before its connectors);
+# fails when none is served.
+served_spark_version() {
+  local scala="$1" version="$2" candidate
+  for candidate in $(python3 "$REPO_ROOT/loader/spark_versions.py" connectors "$version"); do
+    if mvn -B -q -s "$MAVEN_SETTINGS" dependency:get -Dtransitive=false \
+        -Dartifact="org.apache.spark:spark-sql-kafka-0-10_$scala:$candidate" >/dev/null 2>&1; then
+      echo "$candidate"
+      return 0
+    fi
+  done
+  return 1
 }
 
 # maven_fetch PROFILE TARGET [MVN_ARGS...]: the runtime dependencies of the pom's PROFILE, copied into

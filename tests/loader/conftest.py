@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from loader.spark_session import installed_spark_version
+from loader.spark_versions import iceberg_refusal
 from tests.fixtures.kafka import KafkaBroker
 from tests.loader.harness import Harness
 
@@ -30,3 +32,40 @@ def ended_pid() -> int:
     child = subprocess.Popen(["true"])
     child.wait()
     return child.pid
+
+
+def _needs_iceberg(item: pytest.Item) -> bool:
+    """A test of Iceberg tables: in an Iceberg module, or run with `table_format` iceberg."""
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    in_module = item.module is not None and "iceberg" in item.module.__name__
+    return in_module or params.get("table_format") == "iceberg"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On a Spark line for which Apache Iceberg publishes no runtime, the loader refuses Iceberg tables
+    (tests/loader/test_versions.py checks that refusal): their tests are deselected there, and the
+    terminal says how many and why."""
+    refusal = iceberg_refusal(installed_spark_version())
+    if refusal is None:
+        return
+    deselected = [item for item in items if _needs_iceberg(item)]
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = [item for item in items if item not in deselected]
+        config.stash[_ICEBERG_DESELECTED] = (len(deselected), refusal)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    found = config.stash.get(_ICEBERG_DESELECTED, None)
+    if found:
+        count, refusal = found
+        terminalreporter.write_line(f"{count} Iceberg tests deselected: {refusal}")
+
+
+_ICEBERG_DESELECTED = pytest.StashKey[tuple[int, str]]()
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    version = installed_spark_version()
+    refusal = iceberg_refusal(version)
+    return f"Spark {version}" + (f"; Iceberg tests deselected: {refusal}" if refusal else "")
