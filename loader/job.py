@@ -30,9 +30,12 @@ from loader.formats import TableFormat
 from loader.formats.hive import HiveFormat
 from loader.formats.hive.metastore import add_partitions
 from loader.formats.hive.table_catalog import TableCatalog
+from loader.formats.hive.table_properties import record_valid_through
 from loader.formats.iceberg import IcebergFormat
 from loader.formats.one_format import MixedTableFormats, raise_mixed_formats
 from loader.jvm_calls import answer_without_delay
+from loader.observability.freshness import timestamp_text, valid_through
+from loader.observability.phases import PhaseClock
 from loader.operations.audit import TopicRecord, audit_path, audit_record
 from loader.operations.lock import LockHeld, RunLock
 from loader.planning.commit_protocol import CommitLog, Manifest, StagedTable
@@ -202,9 +205,11 @@ def _load(
     # quiet run (nothing to complete, no topic to load) makes no metastore call at all: the claim is the
     # run's first one, and with the embedded metastore that first call starts it (about 2 s of a 7 s run).
     claim = functools.cache(lambda: claim_database(spark, store, settings.warehouse, settings.database))
+    phases = PhaseClock(report.phases)
     log = CommitLog(store, add_partitions=lambda table, specs: add_partitions(spark, table, specs))
     last = log.recover(before_completing=claim)
     forget_cached_tables(spark)
+    phases.done("recover")
     crash_point("after_recovery")
 
     kafka = list_topics(
@@ -292,6 +297,8 @@ def _load(
     for topic, value in values.items():
         ranges = [r for r in plan.ranges if r.topic == topic]
         _describe_ranges(reports[topic], ranges)
+        through = valid_through(datetime.fromisoformat(report.started), ranges)
+        reports[topic].valid_through = timestamp_text(through) if through else None
         known = last.event_types.get(topic, {})
         if not any(r.span for r in ranges):
             if value is None and not known:
@@ -345,15 +352,20 @@ def _load(
         claims,
         registry_lock=registry_lock,
     )
+    phases.done("plan")
     staged = _run_passes(context, work, reports, console)
     report.topics = [reports[t] for t in sorted(reports)]
     for w in work:  # the event types a pass found are part of what its tables were made to hold
         found = reports[w.topic].event_types
         signatures[w.topic] = schemas_signature(values[w.topic], keys_of[w.topic], found, lookup, granularity)
     crash_point("after_staging")
+    phases.done("load")
     _commit(
         log, last, report, staged, plan.ranges, work, ids, signatures, kafka.cluster_id, context.looked_at
     )
+    if settings.table_format == "hive":  # Iceberg's commits recorded it in their snapshot summaries
+        record_valid_through(spark, report, lambda text: console.print(f"[yellow]note:[/] {text}"))
+    phases.done("commit")
     forget_cached_tables(spark)
 
 

@@ -45,6 +45,10 @@ class TopicReport:
     # table's records this run (see `loader.reading.event_types`).
     event_types: dict[str, str] = field(default_factory=dict)
     tables: dict[str, int] = field(default_factory=dict)
+    # Record time (Kafka's timestamp, ISO 8601 UTC) of the newest record read this run, good or bad, and
+    # the time through which every partition of the topic is loaded (see `loader.observability.freshness`).
+    newest_record: str | None = None
+    valid_through: str | None = None
 
     @property
     def skipped(self) -> int:
@@ -62,6 +66,7 @@ class RunReport:
     exit_code: int = EXIT_OK
     error: str | None = None
     cluster_id: str | None = None  # the Kafka cluster the run read from
+    phases: dict[str, float] = field(default_factory=dict)  # phase of the run -> seconds it took
 
     def to_json(self) -> str:
         data = asdict(self)

@@ -177,6 +177,7 @@ def _account(report: TopicReport, counts: ReadCounts, written: int, work: TopicW
     if sum(counts.records.values()) - written - sum(skipped.values()):
         return False
     report.windows, report.skipped_windows = counts.records, skipped
+    report.newest_record = counts.newest
     report.tombstones = sum(counts.tombstones.values())
     report.tables = {table: written}
     report.records = written

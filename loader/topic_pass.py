@@ -28,6 +28,7 @@ from loader.formats import (
     already_held,
     group_rows_column,
 )
+from loader.observability.freshness import valid_through_property
 from loader.planning.commit_protocol import CommitLog, StagedTable
 from loader.planning.offsets import OffsetRange
 from loader.reading.decoding import (
@@ -297,6 +298,7 @@ def _write(
             work.topic_id,
             offsets,
             staging_directory(run, target.table),
+            properties=valid_through_property(report.valid_through),
         )
         staged.append(run.tables.append(append))
         observed = observed_metrics(written, "rows", "held")
@@ -305,6 +307,7 @@ def _write(
         report.tables[qualified] = int(observed["rows"]) - already
     counts = read.counts()
     report.windows = counts.records
+    report.newest_record = counts.newest
     report.tombstones = sum(counts.tombstones.values())
     if skip_tombstones:
         report.skipped_windows = counts.tombstones

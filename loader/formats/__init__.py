@@ -9,7 +9,7 @@ commits each append as one Iceberg snapshot that names its offsets.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from pyspark.sql import Column, DataFrame, SparkSession
@@ -32,6 +32,9 @@ class Append:
     offsets: dict[int, int]  # partition -> the end offset the rows cover (exclusive)
     staging_dir: str  # where a format that stages files puts them (the run's own directory)
     timestamp_column: str = "_kafka_timestamp"
+    # Properties the commit records of the table (Iceberg: in the snapshot's summary), such as
+    # `loader.valid-through` (see `loader.observability.freshness`).
+    properties: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -179,6 +179,7 @@ class IcebergFormat:
             properties = {
                 **carried,
                 summary_key(append.topic): summary_value(append.topic_id, cumulative(held, append.offsets)),
+                **append.properties,
             }
             # The columns of the metadata just read (a column added by hand meanwhile gets NULL).
             table_schema = self._spark_schema(iceberg_table)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from pyspark.sql import DataFrame, Observation, SparkSession
@@ -72,6 +73,7 @@ class ReadCounts:
 
     records: dict[str, int] = field(default_factory=dict)
     tombstones: dict[str, int] = field(default_factory=dict)
+    newest: str | None = None  # the newest record's Kafka timestamp (ISO 8601, UTC); None: none read
 
 
 def observed_metrics(observation: Observation, *names: str) -> dict[str, Any]:
@@ -80,6 +82,17 @@ def observed_metrics(observation: Observation, *names: str) -> dict[str, Any]:
     inspects with a dozen more calls: about 15 ms, twice in a small topic's pass."""
     metrics = observation._jo.getAsJava()  # waits for the action, as `get` does
     return {name: metrics.get(name) for name in names}
+
+
+def _micros(timestamp: str) -> F.Column:
+    return F.unix_micros(F.col(timestamp))
+
+
+def micros_text(micros: int | None) -> str | None:
+    """Microseconds since the epoch as ISO 8601 in UTC (`2026-11-28T17:40:03.250000+00:00`)."""
+    if micros is None:
+        return None
+    return datetime.fromtimestamp(int(micros) / 1_000_000, UTC).isoformat()
 
 
 def _window(timestamp: str) -> F.Column:
@@ -116,16 +129,22 @@ class GroupCountedRead:
             F.max(window).alias("highest"),
             F.to_json(F.histogram_numeric(key, bins)).alias("records"),
             F.to_json(F.histogram_numeric(F.when(F.col("value").isNull(), key), bins)).alias("tombstones"),
+            # Each member's newest record time (microseconds since the epoch): one aggregate per member.
+            *(F.max(F.when(member == m, _micros("timestamp"))).alias(f"newest_{m}") for m in range(members)),
         )
 
     def counts(self) -> list[ReadCounts]:
         """Each member's counts, once an action ran over `frame`; counted again with a GROUP BY when
         the histogram's bins could not keep every topic's window apart."""
-        observed = observed_metrics(self._observation, "lowest", "highest", "records", "tombstones")
+        newest = [f"newest_{m}" for m in range(self._members)]
+        observed = observed_metrics(self._observation, "lowest", "highest", "records", "tombstones", *newest)
         if is_exact(observed["lowest"], observed["highest"], self._members):
             records = summed_by_member(observed["records"], self._members)
             tombstones = summed_by_member(observed["tombstones"], self._members)
-            return [ReadCounts(records[m], tombstones[m]) for m in range(self._members)]
+            return [
+                ReadCounts(records[m], tombstones[m], micros_text(observed[newest[m]]))
+                for m in range(self._members)
+            ]
         grouped = self._plain.groupBy(self._member.alias("m"), _window("timestamp").alias("w")).agg(
             F.count(F.lit(1)).alias("records"), F.count_if(F.col("value").isNull()).alias("tombstones")
         )
@@ -134,6 +153,7 @@ class GroupCountedRead:
             ReadCounts(
                 summed((int(r["w"]), int(r["records"])) for r in rows if r["m"] == m),
                 summed((int(r["w"]), int(r["tombstones"])) for r in rows if r["m"] == m),
+                micros_text(observed[newest[m]]),
             )
             for m in range(self._members)
         ]

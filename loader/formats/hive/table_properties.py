@@ -1,0 +1,36 @@
+"""Properties the loader records on a Hive table after its commit, with SQL (`ALTER TABLE ... SET
+TBLPROPERTIES`): the table's `loader.valid-through` (see `loader.observability.freshness`), which a
+reader's query can check (`SHOW TBLPROPERTIES t ('loader.valid-through')`).
+
+They are set after the run's commit point, so a run stopped in between leaves the previous value, which
+is still true (older than it could be), never one ahead of the data."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pyspark.sql import SparkSession
+
+from loader.observability.freshness import valid_through_property
+from loader.reading.sql_text import identifier, string_literal
+from loader.report import RunReport
+
+
+def set_properties_sql(qualified: str, properties: dict[str, str]) -> str:
+    name = ".".join(identifier(part) for part in qualified.split(".", 1))
+    pairs = ", ".join(f"{string_literal(k)} = {string_literal(v)}" for k, v in sorted(properties.items()))
+    return f"ALTER TABLE {name} SET TBLPROPERTIES ({pairs})"
+
+
+def record_valid_through(spark: SparkSession, report: RunReport, warn: Callable[[str], None]) -> None:
+    """Each table a loaded topic committed rows into this run gets the topic's valid-through; a table the
+    metastore refuses is named in a warning, never a reason to fail the committed run."""
+    for topic in report.topics:
+        properties = valid_through_property(topic.valid_through)
+        if topic.status != "loaded" or not properties:
+            continue
+        for table in sorted(topic.tables):
+            try:
+                spark.sql(set_properties_sql(table, properties))
+            except Exception as exc:  # the data is committed: a property left older is still true
+                warn(f"{table}: loader.valid-through not recorded: {str(exc).splitlines()[0][:300]}")
