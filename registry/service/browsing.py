@@ -25,6 +25,8 @@ from registry.compatibility import (
 )
 from registry.service import errors
 from registry.service.candidate import ReferenceRow
+from registry.service.contract_diff import ContractChange, contract_changes
+from registry.service.contract_view import ConfigItem, ContractView, contract_view, subject_config
 from registry.service.field_tree import TreeRow, field_tree
 from registry.service.requests import LATEST, validate_subject
 
@@ -35,7 +37,6 @@ if TYPE_CHECKING:
         SubjectHistory,
         SubjectListing,
         VersionRecord,
-        VersionView,
     )
 
 PAGE_SIZE = 50
@@ -97,6 +98,10 @@ class SubjectPage:
     previous: int | None
     #: The version's data contract (metadata, rule set), shown under the schema, one block each.
     contract: tuple[ContractBlock, ...] = field(default=())
+    #: The same contract as rows (tags, properties, rules as a table).
+    contract_rows: ContractView = field(default_factory=ContractView)
+    #: Every config setting in force for the subject (level, compatibility group, contract defaults...).
+    config: tuple[ConfigItem, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -121,6 +126,8 @@ class VersionDiff:
     new_reads_old: bool
     old_reads_new: bool
     text_diff: tuple[DiffLine, ...]
+    #: Metadata and rule-set changes (tags, properties, rules added, removed or changed).
+    contract_changes: tuple[ContractChange, ...] = ()
 
     @property
     def compatible(self) -> bool:
@@ -132,6 +139,7 @@ class SchemaPage:
     schema: SchemaDetail
     usages: tuple[Usage, ...]
     contract: tuple[ContractBlock, ...] = field(default=())
+    contract_rows: ContractView = field(default_factory=ContractView)
 
 
 def subject_list(registry: Registry, query: SubjectQuery) -> SubjectListPage:
@@ -156,6 +164,8 @@ def subject_page(registry: Registry, subject: str, version: int = LATEST) -> Sub
         referenced_by=_referenced_by(registry, subject, shown.version),
         previous=numbers[position - 1] if position > 0 else None,
         contract=contract_blocks(view.schema),
+        contract_rows=contract_view(view.schema.metadata, view.schema.rule_set),
+        config=subject_config(registry, subject, history.settings.compatibility_own),
     )
 
 
@@ -174,8 +184,9 @@ def version_diff(registry: Registry, subject: str, old: int | None = None, new: 
         before = history.versions[position - 1]
     else:
         before = _pick(history, old)
-    old_schema = _parsed(registry, subject, before.version)
-    new_schema = _parsed(registry, subject, after.version)
+    old_view = registry.get_version(subject, before.version, include_deleted=True)
+    new_view = registry.get_version(subject, after.version, include_deleted=True)
+    old_schema, new_schema = registry.parsed(old_view.schema), registry.parsed(new_view.schema)
     level = history.settings.compatibility
     conflicts = check_compatibility(new_schema, [(before.version, old_schema)], _single(level))
     return VersionDiff(
@@ -188,6 +199,7 @@ def version_diff(registry: Registry, subject: str, old: int | None = None, new: 
         new_reads_old=not check_reader_writer(new_schema, old_schema),
         old_reads_new=not check_reader_writer(old_schema, new_schema),
         text_diff=tuple(text_diff(old_schema, new_schema, before.version, after.version)),
+        contract_changes=tuple(contract_changes(old_view.schema.contract, new_view.schema.contract)),
     )
 
 
@@ -198,7 +210,12 @@ def schema_page(registry: Registry, schema_id: int) -> SchemaPage:
         Usage(subject, version, schema_id, deleted=(subject, version) not in live)
         for subject, version in registry.schema_usages(schema_id, include_deleted=True)
     )
-    return SchemaPage(schema_detail(registry, stored), usages, contract_blocks(stored))
+    return SchemaPage(
+        schema_detail(registry, stored),
+        usages,
+        contract_blocks(stored),
+        contract_view(stored.metadata, stored.rule_set),
+    )
 
 
 def check_prefill(
@@ -235,7 +252,7 @@ def schema_detail(registry: Registry, stored: StoredSchema) -> SchemaDetail:
     return SchemaDetail(
         id=stored.id,
         schema_type=stored.schema_type,
-        tree=tuple(field_tree(parsed)),
+        tree=tuple(field_tree(parsed, stored.metadata)),
         pretty=pretty_json(stored.schema),
         references=stored.references,
     )
@@ -277,11 +294,6 @@ def _pick(history: SubjectHistory, version: int) -> VersionRecord:
         if record.version == version:
             return record
     raise errors.VersionNotFound(f"Version {version} not found for subject '{history.name}'.")
-
-
-def _parsed(registry: Registry, subject: str, version: int) -> ParsedSchema:
-    view: VersionView = registry.get_version(subject, version, include_deleted=True)
-    return registry.parsed(view.schema)
 
 
 def _single(level: str) -> CompatibilityLevel:

@@ -8,12 +8,15 @@ first appears; later rows point there, which keeps recursive schemas finite and 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from registry.compatibility import ParsedSchema
 from registry.compatibility.diff import default_text, type_label
 from registry.compatibility.hints import root_label
 from registry.compatibility.schema_model import Node
+from registry.service.contract_diff import path_tags
 
 __all__ = ["TreeRow", "field_tree"]
 
@@ -29,13 +32,17 @@ class TreeRow:
     default: str | None = None
     doc: str | None = None
     detail: str | None = None
+    #: Tags on the field: its own (``confluent:tags``) and those of the version's metadata for its path.
+    tags: tuple[str, ...] = ()
 
 
-def field_tree(schema: ParsedSchema) -> list[TreeRow]:
-    """The rows of ``schema``'s tree, the top-level type first, in the order of the schema's fields."""
+def field_tree(schema: ParsedSchema, metadata: Mapping[str, Any] | None = None) -> list[TreeRow]:
+    """The rows of ``schema``'s tree, the top-level type first, in the order of the schema's fields;
+    ``metadata`` (the version's data contract) adds its tags to the fields whose paths they name."""
     root = schema.root
     label = root_label(root)
-    builder = _Builder()
+    namespace = (root.name or "").rpartition(".")[0] if "." not in label else ""
+    builder = _Builder(metadata, namespace or None)
     builder.rows.append(TreeRow(0, label, label, type_label(root), None, _doc(root), builder.detail(root)))
     builder.children(root, 1, label)
     return builder.rows
@@ -62,9 +69,18 @@ def _records_in(node: Node) -> list[Node]:
 class _Builder:
     """One tree: its rows so far and where each record was first expanded."""
 
-    def __init__(self) -> None:
+    def __init__(self, metadata: Mapping[str, Any] | None = None, namespace: str | None = None) -> None:
         self.rows: list[TreeRow] = []
         self.expanded: dict[int, str] = {}
+        self.metadata = metadata
+        self.namespace = namespace
+
+    def tags(self, own: Any, path: str) -> tuple[str, ...]:
+        inline = [tag for tag in own if isinstance(tag, str)] if isinstance(own, list) else []
+        found = set(inline)
+        if self.metadata and self.metadata.get("tags"):
+            found.update(path_tags(self.metadata, path, self.namespace))
+        return tuple(sorted(found))
 
     def detail(self, node: Node) -> str | None:
         """Enum symbols, a fixed's size, or where a record already seen is expanded."""
@@ -109,6 +125,7 @@ class _Builder:
                         default,
                         doc if isinstance(doc, str) else None,
                         self.detail(field.type),
+                        self.tags(field.props.get("confluent:tags"), here),
                     )
                 )
                 self.children(field.type, depth + 1, here)
