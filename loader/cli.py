@@ -109,10 +109,46 @@ def common_options(command: Any) -> Any:
             envvar="LOADER_METADATA_TIMEOUT_S",
             help="How long Kafka and the registry may take to answer (default 30).",
         ),
+        click.option(
+            "--log-format",
+            type=click.Choice(["text", "json"]),
+            envvar="LOADER_LOG_FORMAT",
+            help="text (default), or json: one JSON object per line and event, with the run's id.",
+        ),
     ]
     for option in reversed(options):
         command = option(command)
     return security_options(command)
+
+
+# The metrics of `loader run` and `loader audit`: (name, type, help); each also LOADER_<NAME> and a
+# config file key (see docs/operations.md, "Monitoring the loader").
+METRICS_SETTINGS = [
+    (
+        "metrics-file",
+        str,
+        "Write the metrics (Prometheus' text format) to this file, atomically: a .prom "
+        "file in node_exporter's textfile collector directory. Default: none.",
+    ),
+    (
+        "pushgateway-url",
+        str,
+        "Push the metrics to this Prometheus Pushgateway (job loader, instance the database). Default: none.",
+    ),
+    (
+        "metrics-max-topics",
+        int,
+        "At most this many topics get series of their own, the failed and the "
+        "furthest behind; the rest are summed as topic _other (100).",
+    ),
+]
+
+
+def metrics_options(command: Any) -> Any:
+    for name, kind, text in reversed(METRICS_SETTINGS):
+        envvar = "LOADER_" + name.upper().replace("-", "_")
+        command = click.option(f"--{name}", type=kind, envvar=envvar, help=text)(command)
+    return command
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -169,6 +205,7 @@ def main() -> None:
     envvar="LOADER_ACCEPT_CLUSTER",
     help="Continue from the saved offsets on this Kafka cluster although they were read from another.",
 )
+@metrics_options
 @click.option("--report-json", type=click.Path(dir_okay=False, path_type=Path), envvar="LOADER_REPORT_JSON")
 def run(config: Path | None, report_json: Path | None, **flags: Any) -> None:
     """Load [saved offset, current end) of every partition of every topic, exactly once.
@@ -177,7 +214,9 @@ def run(config: Path | None, report_json: Path | None, **flags: Any) -> None:
     3 bad records above --max-bad-ratio were quarantined; 75 another run holds the lock.
     """
     settings = _settings(config, **flags)
-    console = Console(stderr=True, soft_wrap=True)  # messages name paths: never cut them
+    from loader.observability.logs import run_console
+
+    console = run_console(settings.log_format)
     from loader.spark_session import legacy_metastore_notice
 
     if not settings.metastore_uri and (notice := legacy_metastore_notice(settings.warehouse)):
@@ -194,35 +233,57 @@ def run(config: Path | None, report_json: Path | None, **flags: Any) -> None:
     if reports[-1].exit_code == EXIT_LOCKED:
         console.print(f"[yellow]not started:[/] {reports[-1].error}")
         sys.exit(EXIT_LOCKED)
+    from loader.observability.logs import log_run
+    from loader.observability.publish import publish_run
     from loader.report import render, write_json
 
+    publish_run(settings, reports, lambda text: console.print(f"[yellow]note:[/] {text}"))
     for report in reports:
-        render(report, Console(width=None if sys.stdout.isatty() else 200))
+        if settings.log_format == "text":
+            render(report, Console(width=None if sys.stdout.isatty() else 200))
+        log_run(report, settings.log_format)
     if report_json:
         write_json(reports, report_json)
     sys.exit(reports[-1].exit_code)
 
 
+OUTPUT_FORMAT = click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    help="table (default) for people, or json for machines, on stdout.",
+)
+
+
 @main.command()
 @common_options
-def status(config: Path | None, **flags: Any) -> None:
-    """Per topic: saved offset, Kafka's end offset, lag, table and last load time."""
+@OUTPUT_FORMAT
+def status(config: Path | None, output_format: str, **flags: Any) -> None:
+    """Per topic: saved offset, Kafka's end offset, lag, table, valid-through and last load time."""
     settings = _settings(config, **flags)
     from loader.operations import status as status_module
     from loader.reading.kafka_access import KafkaRefused
     from loader.reading.kafka_metadata import KafkaUnavailable
 
     try:
-        sys.exit(status_module.show(settings, Console()))
+        found = status_module.collect(settings)
     except (KafkaUnavailable, KafkaRefused) as exc:
         Console(stderr=True).print(f"[bold red]error:[/] {exc}")
         sys.exit(1)
+    if output_format == "json":
+        click.echo(found.to_json())
+    else:
+        status_module.render(found, Console())
+    sys.exit(0)
 
 
 @main.command()
 @common_options
 @click.option("--report-json", type=click.Path(dir_okay=False, path_type=Path), envvar="LOADER_REPORT_JSON")
-def audit(config: Path | None, report_json: Path | None, **flags: Any) -> None:
+@OUTPUT_FORMAT
+@metrics_options
+def audit(config: Path | None, report_json: Path | None, output_format: str, **flags: Any) -> None:
     """Per topic and 10-minute window: records read from Kafka vs rows in the table plus the quarantine.
 
     Exit status: 0 every window matches; 1 a window does not (the table names it), or a table could not
@@ -241,7 +302,14 @@ def audit(config: Path | None, report_json: Path | None, **flags: Any) -> None:
         sys.exit(1)
     finally:
         spark.stop()
-    audit_module.render(report, Console(width=None if sys.stdout.isatty() else 200))
+    from loader.observability.publish import publish_audit
+
+    warn = Console(stderr=True, soft_wrap=True).print
+    publish_audit(settings, report, lambda text: warn(f"[yellow]note:[/] {text}"))
+    if output_format == "json":
+        click.echo(report.to_json())
+    else:
+        audit_module.render(report, Console(width=None if sys.stdout.isatty() else 200))
     if report_json:
         report.write_json(report_json)
     sys.exit(0 if report.ok else 1)

@@ -18,6 +18,8 @@ from loader.spark_session import DRIVER_JIT, ICEBERG_CATALOGS, installed_spark_v
 from loader.spark_versions import iceberg_refusal
 from registry.client_settings import RegistryClientSettings
 
+LOG_FORMATS = ("text", "json")
+
 
 @dataclass(frozen=True)
 class LoaderSettings:
@@ -67,6 +69,13 @@ class LoaderSettings:
     maintain_grace_minutes: float = 60.0
     # Iceberg tables: snapshots older than this are expired (never the newest one carrying the offsets).
     maintain_snapshot_retention_minutes: float = 1440.0
+    # What a run tells a monitoring system (see docs/operations.md, "Monitoring the loader"): its metrics
+    # in Prometheus' text format, as a file for node_exporter's textfile collector and/or pushed to a
+    # Pushgateway; at most `metrics_max_topics` topics have series of their own (the rest are summed).
+    metrics_file: str | None = None
+    pushgateway_url: str | None = None
+    metrics_max_topics: int = 100
+    log_format: Literal["text", "json"] = "text"  # json: one JSON object per line and event
     # How every Kafka client and the registry client authenticate and verify
     # (see loader.reading.security_settings).
     kafka_security: KafkaSecurity = field(default_factory=KafkaSecurity)
@@ -101,6 +110,12 @@ class LoaderSettings:
                 "records per task, the task pool size, topic threads, the records per partition and run "
                 "and the topics per query must be at least 1"
             )
+        if self.metrics_max_topics < 1:
+            raise ValueError("metrics-max-topics must be at least 1")
+        if self.log_format not in LOG_FORMATS:
+            raise ValueError(f"the log format must be 'text' or 'json', not {self.log_format!r}")
+        if self.metrics_file and is_uri(self.metrics_file):
+            raise ValueError(f"the metrics file must be a local path, not {self.metrics_file!r}")
         if self.small_topic_records < 0:
             raise ValueError("small-topic-records must not be negative")
         if not 0 <= self.max_bad_ratio <= 1:
@@ -128,6 +143,7 @@ class LoaderSettings:
             warehouse=absolute_if_local(self.warehouse),
             state_dir=state_dir,
             driver_class_archive_dir=str(Path(archive_dir).absolute()) if archive_dir else None,
+            metrics_file=str(Path(self.metrics_file).absolute()) if self.metrics_file else None,
         )
 
     def compaction_policy(self) -> CompactionPolicy:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import posixpath
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 
 from pyspark.sql import SparkSession
@@ -11,17 +14,54 @@ from rich.table import Table
 
 from loader.config import LoaderSettings
 from loader.job import spark_for
+from loader.observability.freshness import PROPERTY, parse_timestamp
 from loader.planning.commit_protocol import Manifest
 from loader.planning.kafka_identity import comparable_topic_ids
 from loader.planning.offsets import plan_ranges
 from loader.planning.state_store import StateStore
 from loader.reading.event_types import event_table
 from loader.reading.kafka_metadata import list_topics, topic_ids, watermarks
+from loader.reading.sql_text import identifier, string_literal
 from loader.schema.naming import table_name
+
+
+@dataclass
+class TopicStatus:
+    topic: str
+    tables: list[str]  # none when never loaded
+    partitions: int
+    saved: int | None  # the saved offsets summed; None when never loaded
+    end: int  # Kafka's end offsets summed
+    lag: int  # offsets the next run would read
+    notes: list[str] = field(default_factory=list)
+    # The time through which every partition is loaded, as the tables record it (the oldest of its
+    # tables'; see `loader.observability.freshness`); None when no table records one.
+    valid_through: str | None = None
+
+
+@dataclass
+class StatusReport:
+    state: str
+    last_load: str  # "never", or when the last commit was written (UTC)
+    cluster_id: str
+    saved_cluster_id: str | None
+    kafka: str  # which security settings were used (never a secret)
+    registry: str
+    topics: list[TopicStatus] = field(default_factory=list)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2)
 
 
 def show(settings: LoaderSettings, console: Console, spark: SparkSession | None = None) -> int:
     """Prints the lag table; uses `spark` when given (and leaves it running), else starts its own."""
+    render(collect(settings, spark), console)
+    return 0
+
+
+def collect(settings: LoaderSettings, spark: SparkSession | None = None) -> StatusReport:
+    """Per topic, how far behind Kafka its tables are; uses `spark` when given (and leaves it running),
+    else starts its own."""
     own_session = spark is None
     spark = spark or spark_for(settings)
     try:
@@ -49,49 +89,98 @@ def show(settings: LoaderSettings, console: Console, spark: SparkSession | None 
         ids = topic_ids(
             settings.bootstrap_servers, topics, settings.metadata_timeout_s, settings.kafka_security
         )
+        saved = manifest.offsets
+        # What the next run would read, and what it would say about offsets that changed meaning.
+        plan = plan_ranges(saved, marks, comparable_topic_ids(manifest, kafka.cluster_id), ids)
+        report = StatusReport(
+            posixpath.basename(settings.state_location),
+            last_load,
+            kafka.cluster_id,
+            manifest.cluster_id,
+            settings.kafka_security.describe(),
+            settings.registry_access.describe(),
+        )
+        for topic in sorted(topics):
+            parts = [(topic, p) for p in range(topics[topic])]
+            loaded = any(tp in saved for tp in parts)
+            tables = _tables(settings.database, topic, manifest) if loaded else []
+            report.topics.append(
+                TopicStatus(
+                    topic,
+                    tables,
+                    len(parts),
+                    sum(saved.get(tp, marks[tp].earliest) for tp in parts) if loaded else None,
+                    sum(marks[tp].end for tp in parts),
+                    sum(r.span for r in plan.ranges if r.topic == topic),
+                    [
+                        f"partition {g.partition} {g.describe()}"
+                        for g in plan.discontinuities
+                        if g.topic == topic
+                    ],
+                    _oldest(table_valid_through(spark, settings.table_format, t) for t in tables),
+                )
+            )
     finally:
         if own_session:
             spark.stop()
-    saved = manifest.offsets
-    # What the next run would read, and what it would say about offsets that changed meaning.
-    plan = plan_ranges(saved, marks, comparable_topic_ids(manifest, kafka.cluster_id), ids)
-    cluster = f"Kafka cluster {kafka.cluster_id}"
-    if manifest.cluster_id and manifest.cluster_id != kafka.cluster_id:
-        cluster += f" [bold red](the saved offsets are of cluster {manifest.cluster_id})[/]"
-    title = f"loader state {posixpath.basename(settings.state_location)}, last load {last_load}, {cluster}"
+    return report
+
+
+def render(report: StatusReport, console: Console) -> None:
+    cluster = f"Kafka cluster {report.cluster_id}"
+    if report.saved_cluster_id and report.saved_cluster_id != report.cluster_id:
+        cluster += f" [bold red](the saved offsets are of cluster {report.saved_cluster_id})[/]"
+    title = f"loader state {report.state}, last load {report.last_load}, {cluster}"
     table = Table(title=title, title_justify="left")
     # Which security settings were used (never a secret's text): a refusal is then easier to place.
-    table.caption = (
-        f"Kafka {settings.kafka_security.describe()}; registry {settings.registry_access.describe()}"
-    )
+    table.caption = f"Kafka {report.kafka}; registry {report.registry}"
     # Offsets, not records: transaction markers, aborted records and compaction leave gaps, so the lag
     # is an upper bound of the records a run would load.
-    for column in ("topic", "table", "partitions", "saved", "end", "lag (offsets)", "note"):
+    for column in ("topic", "table", "partitions", "saved", "end", "lag (offsets)", "valid through", "note"):
         table.add_column(column, justify="left" if column in ("topic", "table", "note") else "right")
-    for topic in sorted(topics):
-        parts = [(topic, p) for p in range(topics[topic])]
-        loaded = any(tp in saved for tp in parts)
-        saved_total = sum(saved.get(tp, marks[tp].earliest) for tp in parts)
-        end_total = sum(marks[tp].end for tp in parts)
-        notes = [f"partition {g.partition} {g.describe()}" for g in plan.discontinuities if g.topic == topic]
+    for topic in report.topics:
         table.add_row(
-            topic,
-            _tables(settings.database, topic, manifest) if loaded else "- (never loaded)",
-            str(len(parts)),
-            str(saved_total) if loaded else "-",
-            str(end_total),
-            str(sum(r.span for r in plan.ranges if r.topic == topic)),
-            "; ".join(notes),
+            topic.topic,
+            "\n".join(topic.tables) if topic.tables else "- (never loaded)",
+            str(topic.partitions),
+            str(topic.saved) if topic.saved is not None else "-",
+            str(topic.end),
+            str(topic.lag),
+            topic.valid_through or "-",
+            "; ".join(topic.notes),
         )
     console.print(table)
-    return 0
 
 
-def _tables(database: str, topic: str, manifest: Manifest) -> str:
+def table_valid_through(spark: SparkSession, table_format: str, table: str) -> str | None:
+    """The table's `loader.valid-through`: Hive's table property, or the newest Iceberg snapshot summary
+    that has one; None when it has none or cannot be read."""
+    name = ".".join(identifier(part) for part in table.split(".", 1))
+    key = string_literal(PROPERTY)
+    try:
+        if table_format == "iceberg":
+            rows = spark.sql(
+                f"SELECT summary[{key}] AS v FROM {name}.snapshots WHERE summary[{key}] IS NOT NULL "
+                "ORDER BY committed_at DESC LIMIT 1"
+            ).collect()
+        else:
+            rows = [r for r in spark.sql(f"SHOW TBLPROPERTIES {name}").collect() if r["key"] == PROPERTY]
+            rows = [{"v": r["value"]} for r in rows]
+    except Exception:  # a table dropped or unreadable: its freshness is unknown, not a failed status
+        return None
+    return str(rows[0]["v"]) if rows else None
+
+
+def _oldest(values: Iterable[str | None]) -> str | None:
+    known = [v for v in values if v]
+    return min(known, key=lambda v: parse_timestamp(v) or datetime.min.replace(tzinfo=UTC)) if known else None
+
+
+def _tables(database: str, topic: str, manifest: Manifest) -> list[str]:
     """The topic's table, or the tables of its event types (see `loader.reading.event_types`)."""
     types = manifest.event_types.get(topic)
     if not types:
-        return f"{database}.{table_name(topic)}"
+        return [f"{database}.{table_name(topic)}"]
     # Its `<topic>-value` table too, when the saved schemas say it has one.
     own = [table_name(topic)] if not manifest.table_schemas.get(topic, "").startswith("value -") else []
-    return "\n".join(f"{database}.{t}" for t in [*own, *(event_table(topic, n) for n in types)])
+    return [f"{database}.{t}" for t in [*own, *(event_table(topic, n) for n in types)]]

@@ -1,0 +1,264 @@
+"""The loader's metrics, freshness and log lines as pure functions of a run's report (no Spark, no Kafka)."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from loader.observability.freshness import parse_timestamp, timestamp_text, valid_through
+from loader.observability.logs import JsonLines, LoggedLines, log_run, run_events
+from loader.observability.metrics import (
+    OTHER,
+    Samples,
+    audit_metrics,
+    bounded,
+    exposition,
+    parse_samples,
+    run_metrics,
+    samples_of,
+    topic_numbers,
+)
+from loader.observability.sinks import MetricsSinks, audit_file, write_atomically
+from loader.operations.audit import AuditReport, WindowAudit
+from loader.planning.offsets import OffsetRange
+from loader.report import RunReport, TopicReport
+
+STARTED = "2026-11-28T12:00:00+00:00"
+STARTED_S = datetime(2026, 11, 28, 12, tzinfo=UTC).timestamp()
+
+
+def _report(
+    *topics: TopicReport, exit_code: int = 0, committed: bool = True, seconds: float = 30.0
+) -> RunReport:
+    phases = {"recover": 1.0, "plan": 2.0, "load": 20.0}
+    if committed:
+        phases["commit"] = 3.0
+    return RunReport(
+        run_id="r1",
+        started=STARTED,
+        database="lake",
+        topics=list(topics),
+        seconds=seconds,
+        exit_code=exit_code,
+        phases=phases,
+    )
+
+
+def _loaded(name: str = "orders", **values: object) -> TopicReport:
+    topic = TopicReport(
+        name,
+        "loaded",
+        table=f"lake.{name}",
+        partitions=2,
+        offsets={0: (0, 60), 1: (10, 50)},
+        records=90,
+        quarantined=7,
+        tombstones=3,
+        lost=4,
+        tables={f"lake.{name}": 90},
+        newest_record="2026-11-28T11:59:00+00:00",
+        valid_through=STARTED,
+    )
+    for key, value in values.items():
+        setattr(topic, key, value)
+    return topic
+
+
+def _value(samples: Samples, name: str, **labels: str) -> float:
+    matches = [v for (n, ls), v in samples.items() if n == name and dict(ls).items() >= labels.items()]
+    assert len(matches) == 1, (name, labels, matches)
+    return matches[0]
+
+
+def _samples(report: RunReport, previous: Samples | None = None, max_topics: int = 100) -> Samples:
+    """Through the text format and back, as the next run reads them."""
+    return parse_samples(exposition(run_metrics(report, previous or {}, max_topics)).decode())
+
+
+def test_a_loaded_topic_has_its_counts_lag_and_freshness() -> None:
+    samples = _samples(_report(_loaded()))
+    topic = {"database": "lake", "topic": "orders", "table": "lake.orders"}
+    assert _value(samples, "loader_topic_records_loaded_total", **topic) == 90
+    assert _value(samples, "loader_topic_records_quarantined_total", **topic) == 7
+    assert _value(samples, "loader_topic_records_lost_total", **topic) == 4
+    assert _value(samples, "loader_topic_tombstones_total", **topic) == 3
+    assert _value(samples, "loader_table_rows_committed_total", **topic) == 90
+    assert _value(samples, "loader_topic_lag_offsets", **topic) == 0
+    assert _value(samples, "loader_topic_lag_seconds", **topic) == 0
+    assert _value(samples, "loader_topic_newest_record_timestamp_seconds", **topic) == STARTED_S - 60
+    assert _value(samples, "loader_topic_valid_through_timestamp_seconds", **topic) == STARTED_S
+    assert _value(samples, "loader_topic_failed", **topic) == 0
+    assert _value(samples, "loader_last_run_exit_code", database="lake") == 0
+    assert _value(samples, "loader_last_run_timestamp_seconds") == STARTED_S + 30
+    assert _value(samples, "loader_last_success_timestamp_seconds") == STARTED_S + 30
+    assert _value(samples, "loader_last_run_phase_duration_seconds", phase="load") == 20
+    assert _value(samples, "loader_topics", status="loaded") == 1
+    assert _value(samples, "loader_topics", status="failed") == 0
+    assert _value(samples, "loader_runs_total", outcome="success") == 1
+    # Only the database, topic and table (and a run's phase, status, outcome) label any sample.
+    labels = {name for (_, ls) in samples for name, _ in ls}
+    assert labels == {"database", "topic", "table", "phase", "status", "outcome"}
+
+
+def test_counters_go_on_from_the_previous_run_and_a_failed_run_keeps_the_last_success() -> None:
+    first = _samples(_report(_loaded()))
+    failed = _loaded(status="failed", reason="orders: boom", newest_record=None, valid_through=None)
+    second = _samples(_report(failed, exit_code=1, seconds=10.0), first)
+    topic = {"topic": "orders"}
+    assert _value(second, "loader_topic_records_loaded_total", **topic) == 90  # nothing more committed
+    assert _value(second, "loader_topic_failed", **topic) == 1
+    # A failed topic keeps its offsets: what it read is lag again.
+    assert _value(second, "loader_topic_lag_offsets", **topic) == 60 + 40
+    assert _value(second, "loader_topic_lag_seconds", **topic) == 60  # behind its newest loaded record
+    assert _value(second, "loader_topic_newest_record_timestamp_seconds", **topic) == STARTED_S - 60
+    assert _value(second, "loader_last_run_exit_code") == 1
+    assert _value(second, "loader_last_success_timestamp_seconds") == STARTED_S + 30  # the first run's
+    assert _value(second, "loader_runs_total", outcome="success") == 1
+    assert _value(second, "loader_runs_total", outcome="failed") == 1
+    third = _samples(_report(_loaded()), second)
+    assert _value(third, "loader_topic_records_loaded_total", **topic) == 180
+    assert _value(third, "loader_topic_records_quarantined_total", **topic) == 14
+
+
+def test_a_run_that_stopped_before_its_commit_counts_nothing() -> None:
+    samples = _samples(_report(_loaded(), exit_code=1, committed=False))
+    assert _value(samples, "loader_topic_records_loaded_total", topic="orders") == 0
+    assert _value(samples, "loader_topic_lag_offsets", topic="orders") == 100
+    assert _value(samples, "loader_last_success_timestamp_seconds") == 0  # never succeeded
+
+
+def test_a_bounded_run_reports_lag_in_offsets_and_seconds_and_keeps_the_valid_through() -> None:
+    before = _samples(_report(_loaded()))
+    behind = _loaded(remaining=500, valid_through=None, newest_record="2026-11-28T10:00:00+00:00")
+    samples = _samples(_report(behind), before)
+    assert _value(samples, "loader_topic_lag_offsets", topic="orders") == 500
+    assert _value(samples, "loader_topic_lag_seconds", topic="orders") == 7200
+    assert _value(samples, "loader_topic_valid_through_timestamp_seconds", topic="orders") == STARTED_S
+
+
+def test_a_run_that_stopped_before_knowing_its_topics_keeps_their_series() -> None:
+    before = _samples(_report(_loaded()))
+    samples = _samples(_report(exit_code=1, committed=False), before)
+    assert _value(samples, "loader_topic_records_loaded_total", topic="orders") == 90
+    assert _value(samples, "loader_topic_valid_through_timestamp_seconds", topic="orders") == STARTED_S
+    assert _value(samples, "loader_table_rows_committed_total", topic="orders") == 90
+
+
+def test_beyond_max_topics_the_failed_and_furthest_behind_keep_series_and_the_rest_are_summed() -> None:
+    topics = [_loaded(f"t{i}", remaining=i * 10, valid_through=None) for i in range(6)]
+    topics[0].status = "failed"
+    samples = _samples(_report(*topics), max_topics=3)
+    named = {dict(ls)["topic"] for (n, ls) in samples if n == "loader_topic_lag_offsets"}
+    assert named == {"t0", "t5", "t4", OTHER}
+    assert _value(samples, "loader_topic_lag_offsets", topic=OTHER) == 30 + 20 + 10
+    assert _value(samples, "loader_topic_records_loaded_total", topic=OTHER) == 3 * 90
+    assert _value(samples, "loader_topics_summed_into_other") == 3
+    # With room for every topic, none is summed.
+    kept, summed = bounded([topic_numbers(_report(), t, {}) for t in topics], 6)  # type: ignore[misc]
+    assert summed == 0 and OTHER not in {n.topic for n in kept}
+
+
+def test_skipped_topics_have_no_series_but_are_counted_by_status() -> None:
+    skipped = TopicReport("noschema", "skipped", reason="no schema registered for subject noschema-value")
+    samples = _samples(_report(_loaded(), skipped))
+    assert {dict(ls)["topic"] for (n, ls) in samples if n == "loader_topic_failed"} == {"orders"}
+    assert _value(samples, "loader_topics", status="skipped") == 1
+
+
+def test_samples_of_agrees_with_the_text_format() -> None:
+    families = run_metrics(_report(_loaded()), {}, 100)
+    assert samples_of(families) == parse_samples(exposition(families).decode())
+    text = exposition(families).decode()
+    assert "# TYPE loader_topic_records_loaded_total counter" in text
+    assert "# TYPE loader_topic_lag_offsets gauge" in text
+
+
+def test_audit_metrics_count_mismatches() -> None:
+    report = AuditReport(
+        "lake",
+        windows=[
+            WindowAudit("a", "lake.a", "2026-11-28 12:00", 10, 10, 0),
+            WindowAudit("a", "lake.a", "w", 10, 7, 1),
+        ],
+        unreadable={"lake.b": "gone"},
+    )
+    samples = samples_of(audit_metrics(report, datetime(2026, 11, 28, tzinfo=UTC)))
+    assert _value(samples, "loader_audit_windows") == 2
+    assert _value(samples, "loader_audit_mismatched_windows") == 1
+    assert _value(samples, "loader_audit_difference_records") == 2
+    assert _value(samples, "loader_audit_unreadable_tables") == 1
+
+
+def test_valid_through_is_the_planning_time_only_when_every_partition_was_read_to_its_end() -> None:
+    planned = datetime(2026, 11, 28, 12, tzinfo=UTC)
+    caught_up = [
+        OffsetRange("t", 0, 0, 10),
+        OffsetRange("t", 1, 5, 5),
+    ]  # an idle partition holds nothing back
+    assert valid_through(planned, caught_up) == planned
+    assert valid_through(planned, [*caught_up, OffsetRange("t", 2, 0, 10, remaining=3)]) is None
+    assert timestamp_text(planned) == "2026-11-28T12:00:00Z"
+    assert parse_timestamp("2026-11-28T12:00:00Z") == planned
+    assert parse_timestamp("garbage") is None
+
+
+def test_the_file_sink_writes_atomically_and_reads_back_the_previous_run(tmp_path: Path) -> None:
+    path = tmp_path / "textfile" / "loader.prom"
+    sinks = MetricsSinks(path, None, "lake")
+    assert sinks.previous(pytest.fail) == {}
+    sinks.publish(run_metrics(_report(_loaded()), {}, 100), pytest.fail)
+    assert [p.name for p in path.parent.iterdir()] == ["loader.prom"]  # no temporary file left
+    assert _value(sinks.previous(pytest.fail), "loader_topic_records_loaded_total") == 90
+    write_atomically(path, b"garbage {\n")
+    warnings: list[str] = []
+    assert sinks.previous(warnings.append) == {}
+    assert "could not be read" in warnings[0]
+    assert audit_file(path) == path.with_name("loader_audit.prom")
+
+
+def test_a_failed_topic_is_one_line_with_its_whole_reason_in_both_formats() -> None:
+    reason = "orders: Py4JJavaError: An error occurred\n\tat org.apache.Something\nCaused by: disk full"
+    report = _report(_loaded(), _loaded("bad", status="failed", reason=reason), exit_code=1)
+    events = run_events(report)
+    failed = [e for e in events if e.fields.get("status") == "failed"]
+    assert len(failed) == 1 and "\n" not in failed[0].message and "Caused by: disk full" in failed[0].message
+    for log_format, handler_formatter in (("text", logging.Formatter("%(message)s")), ("json", JsonLines())):
+        out = io.StringIO()
+        handler = logging.StreamHandler(out)
+        handler.setFormatter(handler_formatter)
+        logger = logging.getLogger(f"test.loader.{log_format}")
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
+        log_run(report, log_format, logger)
+        lines = out.getvalue().splitlines()
+        bad = [line for line in lines if "topic bad failed" in line]
+        assert len(bad) == 1 and "Caused by: disk full" in bad[0]
+        if log_format == "text":
+            assert len(lines) == 1  # text: the failed topic's line only (the table says the rest)
+        else:
+            objects = [json.loads(line) for line in lines]
+            assert all(o["run_id"] == "r1" for o in objects)
+            assert [o["event"] for o in objects] == ["topic", "topic", "run"]
+            assert objects[-1]["exit_code"] == 1 and objects[1]["reason"].endswith("disk full")
+
+
+def test_console_lines_become_log_records() -> None:
+    records: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(record.getMessage())
+
+    logger = logging.getLogger("test.loader.console")
+    logger.addHandler(Keep())
+    logger.setLevel(logging.INFO)
+    lines = LoggedLines(logger)
+    lines.write("note: a\nnote: ")
+    lines.write("b\n")
+    assert records == ["note: a", "note: b"]
