@@ -8,4 +8,5 @@ pytest_plugins = [
     "tests.fixtures.registry_server",
     "tests.fixtures.postgres",
     "tests.fixtures.browser",
+    "tests.fixtures.monitoring",
 ]
