@@ -207,13 +207,24 @@ def main() -> None:
 )
 @metrics_options
 @click.option("--report-json", type=click.Path(dir_okay=False, path_type=Path), envvar="LOADER_REPORT_JSON")
-def run(config: Path | None, report_json: Path | None, **flags: Any) -> None:
+@click.option(
+    "--debug",
+    is_flag=True,
+    envvar="LOADER_DEBUG",
+    help="Also print the stack trace (Spark's and Py4J's included) of what stopped a run or failed a topic.",
+)
+def run(config: Path | None, report_json: Path | None, debug: bool, **flags: Any) -> None:
     """Load [saved offset, current end) of every partition of every topic, exactly once.
 
-    Exit status: 0 loaded; 1 a topic failed, or Kafka or the registry could not be reached; 2 usage;
-    3 bad records above --max-bad-ratio were quarantined; 75 another run holds the lock.
+    Exit status: 0 loaded; 1 a topic failed, or a dependency failed before the commit point; 2 usage;
+    3 bad records above --max-bad-ratio were quarantined; 4 committed, but partitions not yet registered
+    (the next run registers them); 75 another run holds the lock; 130/143 stopped by SIGINT/SIGTERM.
     """
     settings = _settings(config, **flags)
+    if debug:
+        from loader.failure_trace import show_traces
+
+        show_traces()
     from loader.observability.logs import run_console
 
     console = run_console(settings.log_format)
@@ -224,8 +235,14 @@ def run(config: Path | None, report_json: Path | None, **flags: Any) -> None:
 
     lock = _local_lock_or_exit(settings, console)
     from loader import job
+    from loader.driver_scratch import remove_own
+    from loader.run_signals import STOP, ignored_by_children
 
-    spark = job.spark_for(settings)
+    STOP.install()  # SIGTERM, SIGINT: stop at the next safe point; a second one: at once
+    STOP.before_exit_now(remove_own)
+    with ignored_by_children():  # the driver JVM leaves them to this process
+        spark = job.spark_for(settings)
+    STOP.on_stop(spark.sparkContext.cancelAllJobs)
     try:
         reports = job.run_until_caught_up(settings, spark, console, lock, settings.until_caught_up)
     finally:

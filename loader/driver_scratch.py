@@ -24,8 +24,9 @@ from typing import IO
 PREFIX = "loader-spark-driver-"
 OWNER_LOCK = ".owner.lock"
 
-# This process's lock files, open (so locked) until it exits.
+# This process's lock files, open (so locked) until it exits, and its directories.
 _held: list[IO[bytes]] = []
+_made: list[Path] = []
 
 
 def make_scratch_directory(root: Path | None = None) -> Path:
@@ -40,8 +41,15 @@ def make_scratch_directory(root: Path | None = None) -> Path:
     fcntl.flock(lock, fcntl.LOCK_EX)
     os.rename(scratch / f"{OWNER_LOCK}.new", scratch / OWNER_LOCK)
     _held.append(lock)
+    _made.append(scratch)
     atexit.register(shutil.rmtree, scratch, ignore_errors=True)
     return scratch
+
+
+def remove_own() -> None:
+    """Removes this process's directories now: for an exit that runs no exit handler (`os._exit`)."""
+    for scratch in _made:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def remove_abandoned(root: Path) -> list[Path]:

@@ -25,6 +25,10 @@ from rich.console import Console
 from rich.progress import Progress
 
 from loader.config import LoaderSettings
+from loader.failure_cause import classify
+from loader.failure_chain import exception_chain
+from loader.failure_message import Committed, failure_line, places_of
+from loader.failure_trace import log_trace
 from loader.fault_injection import crash_point
 from loader.formats import TableFormat
 from loader.formats.hive import HiveFormat
@@ -38,7 +42,7 @@ from loader.observability.freshness import timestamp_text, valid_through
 from loader.observability.phases import PhaseClock
 from loader.operations.audit import TopicRecord, audit_path, audit_record
 from loader.operations.lock import LockHeld, RunLock
-from loader.planning.commit_protocol import CommitLog, Manifest, StagedTable
+from loader.planning.commit_protocol import CommitLog, CompletionPending, Manifest, StagedTable
 from loader.planning.kafka_identity import ClusterChanged, cluster_change, comparable_topic_ids
 from loader.planning.offsets import OffsetRange, plan_ranges
 from loader.planning.state_store import StateStore
@@ -54,7 +58,16 @@ from loader.reading.kafka_metadata import (
     watermarks,
 )
 from loader.reading.registry_client import RegistryClient, RegistryUnavailable, SubjectSchemas
-from loader.report import EXIT_BAD_RECORDS, EXIT_FAILED, EXIT_LOCKED, RunReport, TopicReport
+from loader.report import (
+    EXIT_BAD_RECORDS,
+    EXIT_FAILED,
+    EXIT_INCOMPLETE,
+    EXIT_LOCKED,
+    EXIT_SIGNALLED,
+    RunReport,
+    TopicReport,
+)
+from loader.run_signals import STOP, StopRequested
 from loader.schema.naming import table_names
 from loader.spark_session import (
     DRIVER_JIT,
@@ -176,19 +189,58 @@ def _run_once(
         _load(settings, spark, store, report, console)
     except REFUSALS as exc:
         report.error = str(exc)
-    except Exception as exc:  # the run stops; what was committed stays, the rest is redone next time
-        report.error = java_refusal(str(exc)) or (
-            f"the run stopped: {type(exc).__name__}: {str(exc).splitlines()[0][:500]}"
+    except StopRequested as exc:  # before the commit point: nothing of this run stays
+        store.delete(store.path(f"staging/{report.run_id}"))
+        report.error = (
+            f"{exc} before the commit point: nothing was committed, no offset moved, what the run staged "
+            "was removed; the next run loads these records"
         )
+        report.exit_code = EXIT_SIGNALLED + exc.signum
+    except CompletionPending as exc:  # past the commit point: committed, not complete
+        log_trace(f"commit {exc.seq} not complete", exc)
+        report.error, report.exit_code = _stopped(exc, settings, Committed(unregistered=exc.unregistered))
+    except Exception as exc:  # the run stops; what was committed stays, the rest is redone next time
+        log_trace("the run stopped", exc)
+        report.error = java_refusal(str(exc)) or _stopped(exc, settings, Committed())[0]
     finally:
         report.seconds = round(time.monotonic() - started, 2)
+    if report.error is None and STOP.signum is not None:  # it came after the commit point
+        report.error = f"{StopRequested(STOP.signum)} after the commit point: the run's commit is complete"
+        report.exit_code = EXIT_SIGNALLED + STOP.signum
+    if report.error is None:
+        report.error = _failed_topics_line(report, settings)
     report.exit_code = _exit_code(report, settings)
     return report
 
 
+def _stopped(exc: Exception, settings: LoaderSettings, committed: Committed) -> tuple[str, int]:
+    """The run's last line and exit status for an error that stopped it: the dependency that failed
+    when its chain names one, else the error's own first line."""
+    status = EXIT_INCOMPLETE if committed.unregistered is not None else EXIT_FAILED
+    chain = exception_chain(exc)
+    failure = classify(chain, places_of(settings))
+    if failure is not None:
+        return failure_line(failure, places_of(settings), committed), status
+    cause = chain[-1]
+    first = (cause.message.splitlines() or [""])[0][:500]
+    what = f"{cause.kind.rsplit('.', 1)[-1]}: {first}" if first else cause.kind.rsplit(".", 1)[-1]
+    return f"the run stopped: {what}; {committed.describe()}", status
+
+
+def _failed_topics_line(report: RunReport, settings: LoaderSettings) -> str | None:
+    """For topics that failed because a dependency did: one line naming it (the first such topic's),
+    how many topics it stopped, and what was committed; None when no topic failed that way."""
+    failed = [t for t in report.topics if t.status == "failed" and t.failure is not None]
+    if not failed:
+        return None
+    loaded = any(t.status == "loaded" and t.records for t in report.topics)
+    line = failure_line(failed[0].failure, places_of(settings), Committed(others=report.committed and loaded))
+    return f"{len(failed)} topic(s) failed: {line}"
+
+
 def _exit_code(report: RunReport, settings: LoaderSettings) -> int:
-    if report.exit_code == EXIT_LOCKED:
-        return EXIT_LOCKED
+    if report.exit_code in (EXIT_LOCKED, EXIT_INCOMPLETE) or report.exit_code > EXIT_SIGNALLED:
+        return report.exit_code
     if report.error or any(t.status == "failed" for t in report.topics):
         return EXIT_FAILED
     for topic in report.topics:
@@ -211,6 +263,7 @@ def _load(
     forget_cached_tables(spark)
     phases.done("recover")
     crash_point("after_recovery")
+    STOP.check()
 
     kafka = list_topics(
         settings.bootstrap_servers,
@@ -286,6 +339,7 @@ def _load(
     for gap in plan.discontinuities:
         reports[gap.topic].notes.append(f"partition {gap.partition} {gap.describe()}")
     crash_point("after_plan")
+    STOP.check()
 
     keys_of = {t: schemas_of.get(f"{t}-key") for t in values}
     granularity = settings.partition_granularity
@@ -359,6 +413,7 @@ def _load(
         found = reports[w.topic].event_types
         signatures[w.topic] = schemas_signature(values[w.topic], keys_of[w.topic], found, lookup, granularity)
     crash_point("after_staging")
+    STOP.check()  # the last safe point before the commit point
     phases.done("load")
     _commit(
         log, last, report, staged, plan.ranges, work, ids, signatures, kafka.cluster_id, context.looked_at
@@ -405,6 +460,9 @@ def _run_passes(
         task = progress.add_task(f"loading {len(work)} topic(s)", total=len(work))
 
         def load(items: list[TopicWork]) -> list[StagedTable]:
+            if STOP.signum is not None:  # asked to stop: no new pass starts (the run stops before committing)
+                progress.advance(task, len(items))
+                return []
             spark.sparkContext.setLocalProperty("spark.scheduler.pool", threading.current_thread().name)
             try:
                 if len(items) == 1:
@@ -456,20 +514,24 @@ def _commit(
     )
     if offsets == last.offsets and not staged and unchanged:
         return
-    log.commit(
-        Manifest(
-            last.seq + 1,
-            report.run_id,
-            offsets,
-            staged,
-            _stage_audit(log, report),
-            cluster_id=cluster_id,
-            topic_ids=topic_ids,
-            table_schemas=table_schemas,
-            event_types=event_types,
-            looked_at=looked_at,
-        )
+    manifest = Manifest(
+        last.seq + 1,
+        report.run_id,
+        offsets,
+        staged,
+        _stage_audit(log, report),
+        cluster_id=cluster_id,
+        topic_ids=topic_ids,
+        table_schemas=table_schemas,
+        event_types=event_types,
+        looked_at=looked_at,
     )
+    try:
+        log.commit(manifest)
+    except CompletionPending:  # past the commit point: the next run completes it
+        report.committed = True
+        raise
+    report.committed = True
 
 
 def _stage_audit(log: CommitLog, report: RunReport) -> list[tuple[str, str]]:

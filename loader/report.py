@@ -10,13 +10,17 @@ from typing import Literal
 from rich.console import Console
 from rich.table import Table
 
+from loader.failure_cause import Failure
+
 TopicStatus = Literal["loaded", "up to date", "skipped", "failed"]
 
 EXIT_OK = 0
-EXIT_FAILED = 1  # a topic failed, or Kafka or the registry could not be reached
+EXIT_FAILED = 1  # a topic failed, or a dependency failed before the commit point
 EXIT_USAGE = 2
 EXIT_BAD_RECORDS = 3  # records were quarantined above the allowed ratio
+EXIT_INCOMPLETE = 4  # committed (offsets moved), but the commit's partitions are not all registered yet
 EXIT_LOCKED = 75  # another run holds the lock (EX_TEMPFAIL: try again later)
+EXIT_SIGNALLED = 128  # plus the signal's number: stopped by SIGINT (130) or SIGTERM (143)
 
 
 @dataclass
@@ -38,6 +42,7 @@ class TopicReport:
     table_action: str | None = None  # created, evolved, unchanged
     table_changes: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what the operator must know: a recreated topic...
+    failure: Failure | None = None  # a failed topic's failed dependency, when its error names one
     seconds: float = 0.0
     windows: dict[str, int] = field(default_factory=dict)  # 10-minute window (UTC) -> records read
     skipped_windows: dict[str, int] = field(default_factory=dict)  # window -> tombstones not loaded
@@ -67,6 +72,7 @@ class RunReport:
     error: str | None = None
     cluster_id: str | None = None  # the Kafka cluster the run read from
     phases: dict[str, float] = field(default_factory=dict)  # phase of the run -> seconds it took
+    committed: bool = False  # the run published a manifest (its commit point passed)
 
     def to_json(self) -> str:
         data = asdict(self)
@@ -137,5 +143,5 @@ def render(report: RunReport, console: Console) -> None:
             f"{topic.seconds:.1f}",
         )
     console.print(table)
-    if report.error:
-        console.print(f"[bold red]error:[/] {report.error}")
+    if report.error:  # one line, however long: it names paths and addresses, never cut them
+        console.print(f"[bold red]error:[/] {report.error}", soft_wrap=True)

@@ -18,6 +18,10 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
 from loader.config import LoaderSettings
+from loader.failure_cause import Places, classify
+from loader.failure_chain import exception_chain
+from loader.failure_message import places_of, where
+from loader.failure_trace import log_trace
 from loader.fault_injection import crash_point
 from loader.formats import (
     GROUP_MEMBER,
@@ -112,25 +116,37 @@ class RunContext:
     looked_at: dict[str, dict[int, int]] = field(default_factory=dict)
     registry_lock: threading.RLock = field(default_factory=threading.RLock)  # one HTTP session for all
 
+    @property
+    def places(self) -> Places:
+        return places_of(self.settings)
+
 
 def load_topic(run: RunContext, work: TopicWork, report: TopicReport) -> list[StagedTable]:
     started = time.monotonic()
     try:
         return _load(run, work, report)
     except Exception as exc:  # one topic's failure must not stop the others
-        mark_failed(report, work.topic, exc)
+        mark_failed(report, work.topic, exc, run.places)
         return []
     finally:
         report.seconds = round(time.monotonic() - started, 2)
 
 
-def mark_failed(report: TopicReport, topic: str, exc: Exception) -> None:
-    """The topic failed, with a reason that says why in a line."""
+def mark_failed(report: TopicReport, topic: str, exc: Exception, places: Places | None = None) -> None:
+    """The topic failed, with a reason that says why in a line: the dependency that failed and the cause,
+    when the error's chain names them (the stack trace goes to the log, at debug level)."""
     report.status = "failed"
+    log_trace(f"topic {topic} failed", exc)
     if isinstance(exc, UnrepresentableChange | ValueError):
         report.reason = f"{topic}: {exc}"
         return
     refused = java_refusal(str(exc))  # Spark's Kafka source names a refusal in its stack trace
+    failure = classify(exception_chain(exc), places) if places is not None and not refused else None
+    report.failure = failure
+    if failure is not None and places is not None:
+        said = f"{where(failure.dependency, places, failure.path)}: {failure.cause} ({failure.detail})"
+        report.reason = f"{topic}: {said}"
+        return
     report.reason = f"{topic}: " + (refused or f"{type(exc).__name__}: {str(exc).splitlines()[0][:500]}")
 
 

@@ -13,6 +13,11 @@ manifest, so they advance only together with the data they describe.
     commits/000000000007.applied     its files are in place and its partitions registered
     staging/<run id>/<table>/...     files of a run not yet moved into their tables
     audit/<run id>.json              what a committed run read from Kafka, per topic and window
+
+On a local disk (and any file system Hadoop checks sums on) each file has a checksum file beside it,
+`.<name>.crc`, written with it: a manifest changed afterwards (cut short, overwritten in place) fails its
+check when read, and `recover` refuses it as `DamagedStateFile` naming the file, as it does a manifest
+whose content is not one.
 """
 
 from __future__ import annotations
@@ -23,9 +28,30 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
+from py4j.protocol import Py4JJavaError
+
+from loader.failure_chain import exception_chain
 from loader.fault_injection import crash_point
 from loader.planning.offsets import TopicPartition
 from loader.planning.state_store import StateStore
+
+
+class DamagedStateFile(RuntimeError):
+    """A file of the state directory cannot be trusted: its checksum (the `.crc` file beside it) does
+    not match, or its content is not what the loader wrote. Nothing was loaded and no offset moved."""
+
+    def __init__(self, path: str, part: str, detail: str) -> None:
+        super().__init__(f"{path}: its {part} is damaged ({detail})")
+        self.path, self.part = path, part
+
+
+class CompletionPending(RuntimeError):
+    """A committed run could not be completed: its offsets moved and its files are (or will be) in their
+    tables, but `unregistered` of its partitions are not registered yet; the next run completes it."""
+
+    def __init__(self, seq: int, unregistered: int) -> None:
+        super().__init__(f"commit {seq} is not complete: {unregistered} partition(s) not yet registered")
+        self.seq, self.unregistered = seq, unregistered
 
 
 @dataclass(frozen=True)
@@ -178,7 +204,7 @@ class CommitLog:
             before_completing()
         latest: Manifest | None = None
         for seq in manifests:
-            manifest = Manifest.from_json(self.store.read_text(self._manifest_path(seq)))
+            manifest = self.read_manifest(seq)
             if seq not in applied:
                 self.apply(manifest)
             latest = manifest
@@ -194,6 +220,27 @@ class CommitLog:
             self.store.delete(self._applied_path(seq), recursive=False)
         return latest
 
+    def read_manifest(self, seq: int) -> Manifest:
+        """The manifest of commit `seq`; raises `DamagedStateFile` when its checksum or content is not as
+        the loader wrote it."""
+        path = self._manifest_path(seq)
+        try:
+            text = self.store.read_text(path)
+        except Py4JJavaError as exc:
+            checksum = [link for link in exception_chain(exc) if link.kind.endswith("ChecksumException")]
+            if not checksum:
+                raise
+            detail = f"ChecksumException: {checksum[-1].message.splitlines()[0][:300]}"
+            raise DamagedStateFile(path, "checksum", detail) from exc
+        try:
+            manifest = Manifest.from_json(text)
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            first = (str(exc).splitlines() or [""])[0][:300]
+            raise DamagedStateFile(path, "content", f"{type(exc).__name__}: {first}") from exc
+        if manifest.seq != seq:
+            raise DamagedStateFile(path, "content", f"it says it is commit {manifest.seq}")
+        return manifest
+
     def commit(self, manifest: Manifest) -> None:
         """The commit point: publishes the manifest, then completes it."""
         self.store.mkdirs(self.commits_dir)
@@ -206,7 +253,17 @@ class CommitLog:
         self.apply(manifest)
 
     def apply(self, manifest: Manifest) -> None:
-        """Moves the files and registers the partitions; every step may be redone after a crash."""
+        """Moves the files and registers the partitions; every step may be redone after a crash. When a
+        step fails, raises `CompletionPending` (from what failed): the manifest stays committed, and the
+        next run completes it."""
+        registered = [0]
+        try:
+            self._apply(manifest, registered)
+        except Exception as exc:
+            pending = sum(len(staged.partitions) for staged in manifest.tables) - registered[0]
+            raise CompletionPending(manifest.seq, pending) from exc
+
+    def _apply(self, manifest: Manifest, registered: list[int]) -> None:
         moved_one = False
         moves = [f for staged in manifest.tables for f in staged.files] + list(manifest.extra_files)
         for source, target in moves:
@@ -217,6 +274,7 @@ class CommitLog:
         crash_point("after_moves")
         for staged in manifest.tables:
             self.add_partitions(staged.table, staged.partitions)
+            registered[0] += len(staged.partitions)
         crash_point("after_partitions")
         self.store.write_text(self._applied_path(manifest.seq), manifest.run_id, overwrite=True)
         crash_point("after_applied_marker")

@@ -1,0 +1,228 @@
+"""The failed dependency and its cause, from real exceptions' chains (a refused socket, a registry that
+does not answer, a full device, JSON that is not) and from the shapes of Spark's errors: a task's error
+carried as text in a job's message, a Java cause chain."""
+
+from __future__ import annotations
+
+import errno
+import json
+import socket
+
+import pytest
+import requests
+
+from loader.failure_cause import Dependency, Failure, Places, classify
+from loader.failure_chain import Link, exception_chain, named_in
+from loader.failure_message import Committed, failure_line
+from loader.planning.commit_protocol import CompletionPending, DamagedStateFile
+from loader.reading.registry_client import RegistryUnavailable
+from tests.fixtures.ports import free_port
+
+PLACES = Places(
+    bootstrap_servers="kafka1.example:9092,kafka2.example:9092",
+    registry_url="http://127.0.0.1:8081",
+    metastore_uri="thrift://metastore.example:9083",
+    warehouse="/data/warehouse",
+    state_location="/data/warehouse/_loader_state/kafka",
+)
+
+# What Spark's driver says when a task failed: the task's error, and its causes, only as text.
+TASK_FAILED = (
+    "Job aborted due to stage failure: Task 0 in stage 3.0 failed 1 times, most recent failure: Lost task "
+    "0.0 in stage 3.0 (TID 3) (localhost executor driver): {error}\n"
+    "\tat org.apache.orc.impl.PhysicalFsWriter.flush(PhysicalFsWriter.java:123)\n"
+    "\tat org.apache.spark.sql.kafka010.KafkaDataConsumer.get(KafkaDataConsumer.scala:77)\n"
+    "Caused by: {cause}\n"
+    "\tat java.base/sun.nio.ch.FileDispatcherImpl.write0(Native Method)\n"
+)
+
+
+def raised(action: object) -> BaseException:
+    with pytest.raises(BaseException) as caught:
+        action()  # type: ignore[operator]
+    return caught.value
+
+
+def spark_write_failed(error: str, cause: str) -> list[Link]:
+    """The chain of a write whose task failed, as PySpark hands it over: py4j's error, Spark's job
+    error (with the task's error in its text), and the Java cause the driver attached."""
+    message = TASK_FAILED.format(error=error, cause=cause)
+    return [
+        Link(
+            "py4j.protocol.Py4JJavaError",
+            "An error occurred while calling z:tableloader.ManyTablesOrcWriter.write.",
+        ),
+        Link("org.apache.spark.SparkException", message),
+        *named_in(message),
+    ]
+
+
+def test_a_refused_socket_is_connection_refused_of_the_address_it_names() -> None:
+    port = free_port()
+
+    def connect() -> None:
+        with socket.create_connection(("127.0.0.1", port), timeout=5):
+            pass
+
+    chain = exception_chain(raised(connect))
+    places = Places(f"127.0.0.1:{port}", "http://registry.example", None, "/w", "/w/_loader_state/kafka")
+    # The bare socket error names no address: the cause is known, its dependency is not guessed.
+    assert classify(chain, PLACES) is None
+    assert [link.kind for link in chain] == ["ConnectionRefusedError"]
+    assert classify([Link("RuntimeError", f"reading from 127.0.0.1:{port}"), *chain], places) == Failure(
+        Dependency.KAFKA, "connection refused", "ConnectionRefusedError: [Errno 111] Connection refused"
+    )
+
+
+def test_a_registry_that_does_not_answer_is_named_with_the_cause_under_requests_errors() -> None:
+    url = f"http://127.0.0.1:{free_port()}"
+
+    def ask() -> None:
+        try:
+            requests.get(f"{url}/subjects", timeout=5)
+        except requests.RequestException as exc:
+            raise RegistryUnavailable(f"schema registry at {url} did not answer") from exc
+
+    failure = classify(exception_chain(raised(ask)), PLACES)
+
+    assert failure is not None
+    assert (failure.dependency, failure.cause) == (Dependency.REGISTRY, "connection refused")
+
+
+def test_a_full_device_is_no_space_left_in_the_warehouse_it_was_written_to() -> None:
+    def write() -> None:
+        with open("/dev/full", "w") as full:
+            full.write("x")
+
+    error = raised(write)
+    assert isinstance(error, OSError) and error.errno == errno.ENOSPC
+    failure = classify(exception_chain(error), PLACES)
+    assert failure == Failure(
+        Dependency.WAREHOUSE, "no space left on device", "OSError: [Errno 28] No space left on device"
+    )
+
+
+def test_a_task_that_filled_the_disk_is_the_warehouse_s_not_kafka_s_whose_frames_it_passed() -> None:
+    path = "file:/data/warehouse/_loader_state/kafka/staging/r1/t/dt=2026-11-28/part-0.orc"
+    chain = spark_write_failed(
+        "java.io.IOException: No space left on device", "java.io.IOException: No space left on device"
+    )
+    failure = classify(chain, Places(**{**PLACES.__dict__, "state_location": "/srv/state"}))
+    assert failure == Failure(
+        Dependency.WAREHOUSE, "no space left on device", "IOException: No space left on device"
+    )
+
+    # Named with the file it was writing, in the state directory: the staging directory's file system.
+    named = [*chain, Link("java.io.IOException", f"No space left on device writing {path}")]
+    failure = classify(named, PLACES)
+    assert failure is not None and failure.dependency is Dependency.STATE and failure.path == path
+
+
+def test_a_broker_that_went_away_during_the_read_is_kafka_timed_out() -> None:
+    error = (
+        "org.apache.kafka.common.errors.TimeoutException: Timeout of 30000ms expired before the position "
+        "for partition events-0 could be determined"
+    )
+    failure = classify(spark_write_failed(error, error), PLACES)
+    assert failure is not None
+    assert (failure.dependency, failure.cause) == (Dependency.KAFKA, "timed out")
+    assert failure.detail.startswith("TimeoutException: Timeout of 30000ms expired")
+
+
+def test_a_metastore_that_went_away_is_the_metastore_connection_refused() -> None:
+    refused = "java.net.ConnectException: Connection refused"
+    chain = [
+        Link(
+            "org.apache.spark.sql.AnalysisException",
+            "org.apache.hadoop.hive.ql.metadata.HiveException: java.lang.RuntimeException: Unable to "
+            "instantiate org.apache.hadoop.hive.metastore.HiveMetaStoreClient",
+        ),
+        Link(
+            "org.apache.hadoop.hive.ql.metadata.HiveException",
+            "Could not connect to meta store using any of the URIs provided. Most recent failure: "
+            f"org.apache.thrift.transport.TTransportException: {refused}",
+        ),
+        Link("org.apache.thrift.transport.TTransportException", refused),
+        Link("java.net.ConnectException", "Connection refused"),
+    ]
+    assert classify(chain, PLACES) == Failure(
+        Dependency.METASTORE, "connection refused", "ConnectException: Connection refused"
+    )
+
+
+def test_a_manifest_whose_checksum_does_not_match_is_its_state_file() -> None:
+    path = "file:/data/warehouse/_loader_state/kafka/commits/000000000007.json"
+    checksum = f"Checksum error: {path} at 0 exp: 1871533413 got: -1387542497"
+    error = DamagedStateFile(path, "checksum", f"ChecksumException: {checksum}")
+    chain = [
+        *exception_chain(error),
+        Link("py4j.protocol.Py4JJavaError", "An error occurred while calling o109.readAllBytes."),
+        Link("org.apache.hadoop.fs.ChecksumException", checksum),
+    ]
+    assert classify(chain, PLACES) == Failure(
+        Dependency.STATE, "checksum mismatch", f"ChecksumException: {checksum}", path
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "cause"),
+    [
+        ("", "unreadable JSON"),
+        ('{"seq": 7, "run_id"', "unreadable JSON"),
+        ("{}", "content not a loader manifest"),
+    ],
+)
+def test_a_manifest_that_is_not_one_is_its_content(text: str, cause: str) -> None:
+    path = "/data/warehouse/_loader_state/kafka/commits/000000000007.json"
+
+    def parse() -> None:
+        try:
+            data = json.loads(text)
+            int(data["seq"])
+        except (ValueError, KeyError) as exc:
+            raise DamagedStateFile(path, "content", str(exc)) from exc
+
+    failure = classify(exception_chain(raised(parse)), PLACES)
+    assert failure is not None
+    assert (failure.dependency, failure.cause, failure.path) == (Dependency.STATE, cause, path)
+
+
+def test_an_error_of_no_known_cause_is_not_given_one() -> None:
+    chain = exception_chain(raised(lambda: {}["missing"]))
+    assert classify(chain, PLACES) is None
+    assert classify([Link("org.apache.spark.SparkException", "Job 3 cancelled")], PLACES) is None
+
+
+def test_stack_frames_are_not_exceptions() -> None:
+    text = "\tat org.apache.kafka.clients.consumer.KafkaConsumerException.poll(KafkaConsumer.java:1)"
+    assert named_in(text) == []
+    assert named_in("Caused by: java.net.ConnectException: Connection refused") == [
+        Link("java.net.ConnectException", "Connection refused")
+    ]
+
+
+def test_the_line_names_dependency_address_cause_commit_and_what_to_do() -> None:
+    failure = Failure(Dependency.METASTORE, "connection refused", "ConnectException: Connection refused")
+    pending = failure_line(failure, PLACES, Committed(unregistered=2))
+    assert pending == (
+        "the Hive metastore at thrift://metastore.example:9083: connection refused "
+        "(ConnectException: Connection refused); committed; 2 partition(s) not yet registered; the next run "
+        "registers them; check that the metastore service runs and answers from this host, then run again"
+    )
+    full = Failure(Dependency.WAREHOUSE, "no space left on device", "IOException: No space left on device")
+    assert failure_line(full, PLACES, Committed()).startswith(
+        "the warehouse /data/warehouse: no space left on device (IOException: No space left on device); "
+        "nothing was committed, no offset moved; free or add space"
+    )
+
+
+def test_a_damaged_manifest_s_line_says_which_file_to_restore_with_its_crc() -> None:
+    path = "/data/warehouse/_loader_state/kafka/commits/000000000007.json"
+    failure = Failure(Dependency.STATE, "checksum mismatch", "ChecksumException: Checksum error", path)
+    line = failure_line(failure, PLACES, Committed())
+    assert line.startswith(f"the state file {path}: checksum mismatch")
+    assert "restore 000000000007.json from a backup with its .000000000007.json.crc, or without one" in line
+
+
+def test_completion_pending_counts_what_is_left_to_register() -> None:
+    assert str(CompletionPending(7, 3)) == "commit 7 is not complete: 3 partition(s) not yet registered"
