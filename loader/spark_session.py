@@ -26,6 +26,7 @@ from py4j.java_gateway import JavaClass
 from pyspark import SparkContext
 from pyspark.sql import SparkSession
 
+from loader import spark_internals as internals
 from loader.driver_class_archive import (
     CLASSPATH_ENV,
     ClassArchive,
@@ -463,7 +464,7 @@ def class_archive_for(settings: SparkSettings, class_path: str = "") -> ClassArc
 def forget_cached_tables(spark: SparkSession) -> None:
     """Drops what this session remembers of every table (relations, file listings): one call after a
     commit instead of a metastore round trip per table."""
-    spark._jsparkSession.sessionState().catalog().invalidateAllCachedTables()
+    internals.forget_cached_tables(spark)
 
 
 def interpreted_session(spark: SparkSession) -> SparkSession:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from pyspark.sql import SparkSession
 
+from loader import spark_internals as internals
 from loader.planning.state_store import StateStore
 
 
@@ -91,7 +92,7 @@ def layout_problems(database: str, warehouse: str, expected: str, found: Locatio
 
 def metastore_locations(spark: SparkSession, store: StateStore, database: str) -> Locations:
     """The database's and its tables' locations: two metastore calls however many tables there are."""
-    catalog = spark._jsparkSession.sessionState().catalog().externalCatalog()
+    catalog = internals.external_catalog(spark)
     if not catalog.databaseExists(database):
         return Locations(None, {})
     database_at = store.qualified(str(catalog.getDatabase(database).locationUri().toString()))
@@ -137,7 +138,7 @@ def claim_database(spark: SparkSession, store: StateStore, warehouse: str, datab
     expected = store.qualified(expected_database_location(warehouse, database))
     consequence = "Nothing was loaded: the new records stay in Kafka and the next run loads them."
     with _first_metastore_call(spark, consequence):
-        catalog = spark._jsparkSession.sessionState().catalog().externalCatalog()
+        catalog = internals.external_catalog(spark)
         exists = catalog.databaseExists(database)
     if exists:
         found = Locations(store.qualified(str(catalog.getDatabase(database).locationUri().toString())), {})

@@ -16,6 +16,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
+from loader import spark_internals as internals
 from loader.planning.commit_protocol import StagedTable
 from loader.schema.table_evolution import TableState
 
@@ -122,4 +123,4 @@ def already_held(held: dict[int, int], partition: str, offset: str) -> Column:
 
 def columns_ddl(spark: SparkSession, schema: StructType) -> str:
     """The columns of a CREATE TABLE statement (with their comments), as Spark itself writes them."""
-    return str(spark._jsparkSession.parseDataType(schema.json()).toDDL())
+    return str(internals.parse_data_type(spark, schema).toDDL())

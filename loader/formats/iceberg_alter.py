@@ -7,6 +7,7 @@ from __future__ import annotations
 from pyspark.sql import SparkSession
 from pyspark.sql.types import DataType
 
+from loader import spark_internals as internals
 from loader.formats.iceberg_schema import AddColumn, WidenColumn, iceberg_name
 from loader.schema.alias_renames import Rename
 from loader.schema.column_defaults import Default
@@ -38,7 +39,7 @@ def update_columns(spark: SparkSession, iceberg_table, updates: list[AddColumn |
 
 
 def _iceberg_type(spark: SparkSession, data_type: DataType):  # type: ignore[no-untyped-def]
-    java_type = spark._jsparkSession.parseDataType(data_type.json())
+    java_type = internals.parse_data_type(spark, data_type)
     return spark._jvm.org.apache.iceberg.spark.SparkSchemaUtil.convert(java_type)
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pyspark.sql import Observation, SparkSession
 from pyspark.sql import functions as F
 
+from loader import spark_internals as internals
 from loader.formats.hive.metastore import RELOCATED_PROPERTY, partition_location
 from loader.operations.compaction_plan import DataFile, PartitionListing
 from loader.planning.state_store import StateStore
@@ -34,7 +35,7 @@ def loader_tables(spark: SparkSession, store: StateStore, database: str) -> list
     someone else put there) are left alone."""
     tables = []
     for table in metastore_tables(spark, database):
-        columns = [str(c) for c in _python_list(table.partitionColumnNames())]
+        columns = [str(c) for c in internals.python_list(table.partitionColumnNames())]
         provider = str(table.provider().getOrElse(None) or "").lower()
         serde = str(table.storage().serde().getOrElse(None) or "").lower()
         location = table.storage().locationUri()
@@ -56,10 +57,10 @@ def loader_tables(spark: SparkSession, store: StateStore, database: str) -> list
 def metastore_tables(spark: SparkSession, database: str) -> list:  # type: ignore[type-arg]
     """Every table of the database as the metastore describes it (Spark's CatalogTable), in two
     requests; [] when the database does not exist."""
-    catalog = _external(spark)
+    catalog = internals.external_catalog(spark)
     if not catalog.databaseExists(database):
         return []
-    return _python_list(catalog.getTablesByName(database, catalog.listTables(database)))
+    return internals.python_list(catalog.getTablesByName(database, catalog.listTables(database)))
 
 
 def list_partitions(
@@ -67,9 +68,11 @@ def list_partitions(
 ) -> list[PartitionListing]:
     """Every partition of the table with its location and data files (one metastore request, one
     listing per partition)."""
-    partitions = _external(spark).listPartitions(database, table.name, spark._jvm.scala.Option.empty())
+    partitions = internals.external_catalog(spark).listPartitions(
+        database, table.name, internals.no_partition_filter(spark)
+    )
     listed = []
-    for partition in _python_list(partitions):
+    for partition in internals.python_list(partitions):
         location = partition.storage().locationUri()
         if not location.isDefined():
             continue
@@ -120,35 +123,14 @@ def switch_locations(
     reader plans a query with the old directories or the new ones, never a mix."""
     if not locations:
         return
-    jvm = spark._jvm
-    catalog = _external(spark)
-    types = jvm.org.apache.spark.sql.catalyst.catalog
-    to_map, to_seq = (
-        jvm.org.apache.spark.api.python.PythonUtils.toScalaMap,
-        jvm.org.apache.spark.api.python.PythonUtils.toSeq,
-    )
-    changed = []
-    for spec, location in locations:
-        partition = catalog.getPartition(database, table, to_map(spec))
-        storage = partition.storage()
-        changed.append(
-            types.CatalogTablePartition(
-                partition.spec(),
-                types.CatalogStorageFormat(
-                    jvm.scala.Some(jvm.java.net.URI(location)),
-                    storage.inputFormat(),
-                    storage.outputFormat(),
-                    storage.serde(),
-                    storage.compressed(),
-                    storage.properties(),
-                ),
-                partition.parameters(),
-                partition.createTime(),
-                partition.lastAccessTime(),
-                partition.stats(),
-            )
+    catalog = internals.external_catalog(spark)
+    changed = [
+        internals.with_location(
+            spark, catalog.getPartition(database, table, internals.to_scala_map(spark, spec)), location
         )
-    catalog.alterPartitions(database, table, to_seq(changed))
+        for spec, location in locations
+    ]
+    catalog.alterPartitions(database, table, internals.to_seq(spark, changed))
 
 
 def current_location(
@@ -156,7 +138,7 @@ def current_location(
 ) -> str | None:
     """Where the partition points now (qualified); None when the table or the partition is gone."""
     database, _, table = qualified_table.partition(".")
-    if not _external(spark).tableExists(database, table):
+    if not internals.external_catalog(spark).tableExists(database, table):
         return None
     found = partition_location(spark, qualified_table, spec)
     return store.qualified(found) if found else None
@@ -164,12 +146,3 @@ def current_location(
 
 def _describe(spec: dict[str, str]) -> str:
     return "/".join(f"{k}={v}" for k, v in spec.items())
-
-
-def _external(spark: SparkSession):  # type: ignore[no-untyped-def]
-    return spark._jsparkSession.sessionState().catalog().externalCatalog()
-
-
-def _python_list(seq) -> list:  # type: ignore[no-untyped-def]
-    """A Scala Seq as a Python list."""
-    return [seq.apply(i) for i in range(seq.size())]

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pyspark.sql import SparkSession
 from pyspark.sql.types import StructType
 
+from loader import spark_internals as internals
 from loader.formats import columns_ddl
 from loader.formats.hive.metastore import RELOCATED_PROPERTY, TABLE_FORMAT, partition_location
 from loader.formats.hive.table_alter import replace_data_columns
@@ -50,7 +51,7 @@ class TableCatalog:
     def _external(self):  # type: ignore[no-untyped-def]
         """Spark's metastore client, asked for on first use: the first ask starts the metastore
         connection (the embedded metastore itself), which a run with nothing to load never needs."""
-        return self.spark._jsparkSession.sessionState().catalog().externalCatalog()
+        return internals.external_catalog(self.spark)
 
     def load(self, tables: Iterable[str]) -> None:
         """Fetches the tables (unqualified names) that exist among `tables`, in one metastore call."""
@@ -58,7 +59,7 @@ class TableCatalog:
         if not wanted:
             return
         self._tables.update(dict.fromkeys(wanted))
-        names = self.spark._jvm.org.apache.spark.api.python.PythonUtils.toSeq(wanted)
+        names = internals.to_seq(self.spark, wanted)
         found = self._external.getTablesByName(self.database, names)
         for i in range(found.size()):
             self._remember(found.apply(i))

@@ -1,0 +1,109 @@
+"""Every use of Spark's internal JVM classes from Python (through Py4J), in one place, each with why.
+
+Spark's internal classes change between Spark lines without notice (`CatalogStorageFormat` took a 7th
+argument in Spark 4.2; `TableIdentifier` a third), so the loader builds none of them where SQL, the
+public catalog API or the session's external catalog does the job:
+- a Hive table's new partitions are added by SQL (`ALTER TABLE ... ADD PARTITION`, see
+  `loader.formats.hive.metastore.add_partitions`);
+- the rest asks the session's external catalog (Spark's metastore client, the same on every line) by
+  database and table name, and reads Scala collections and options off what it answers.
+
+What remains here, and why there is no public way:
+- `external_catalog`: the metastore through Spark's own client. `spark.catalog` (the public API) answers
+  neither table locations nor partition locations, and asks one table at a time; the loader needs a
+  database's tables and their locations in two metastore requests, however many tables there are.
+- `alter_data_schema`: replacing a Hive table's data columns in one metastore call. Spark SQL's
+  `ALTER TABLE` cannot widen a column or add a field inside a struct of a Hive table.
+- `with_location`: several partitions of a table pointed at new directories in ONE metastore request
+  (`loader maintain`), so that a reader plans with the old directories or the new ones, never a mix;
+  `ALTER TABLE ... PARTITION ... SET LOCATION` is a request per partition. The changed partitions are
+  copies made by the case classes' own `copy`, whatever their number of fields on this Spark line.
+- `parse_data_type`: a PySpark type as Spark's JVM type (its DDL for CREATE TABLE, Iceberg's conversion),
+  as PySpark itself does it.
+- `forget_cached_tables`: one call that drops every table a session remembers, instead of a
+  `REFRESH TABLE` (a metastore round trip) per table.
+- `to_seq`, `to_scala_map`, `python_list`: Scala collections to and from Python, through Spark's own
+  helpers for PySpark.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from pyspark.sql import SparkSession
+from pyspark.sql.types import DataType
+
+JavaObject = Any  # a Py4J proxy of a JVM object
+
+
+def external_catalog(spark: SparkSession) -> JavaObject:
+    """The session's external catalog (Spark's metastore client). The first call starts the metastore
+    connection (the embedded metastore itself)."""
+    return spark._jsparkSession.sessionState().catalog().externalCatalog()
+
+
+def to_seq(spark: SparkSession, values: Iterable[Any]) -> JavaObject:
+    """A Python iterable as a Scala Seq."""
+    return spark._jvm.org.apache.spark.api.python.PythonUtils.toSeq(list(values))
+
+
+def to_scala_map(spark: SparkSession, entries: dict[str, str]) -> JavaObject:
+    """A Python dict as a Scala immutable Map."""
+    return spark._jvm.org.apache.spark.api.python.PythonUtils.toScalaMap(entries)
+
+
+def python_list(seq: JavaObject) -> list[JavaObject]:
+    """A Scala Seq as a Python list."""
+    return [seq.apply(i) for i in range(seq.size())]
+
+
+def no_partition_filter(spark: SparkSession) -> JavaObject:
+    """Scala's `None`, for the external catalog's optional partition spec."""
+    return spark._jvm.scala.Option.empty()
+
+
+def table_location(spark: SparkSession, database: str, table: str) -> str:
+    """Where the metastore says the table lives."""
+    return str(external_catalog(spark).getTable(database, table).location().toString())
+
+
+def table_data_schema_json(spark: SparkSession, database: str, table: str) -> str:
+    """The table's data columns (partition columns left out) as Spark's JSON."""
+    return str(external_catalog(spark).getTable(database, table).dataSchema().json())
+
+
+def alter_data_schema(spark: SparkSession, database: str, table: str, data_schema: DataType) -> None:
+    """Replaces the table's data columns (the partition columns stay) in one metastore call."""
+    external_catalog(spark).alterTableDataSchema(database, table, parse_data_type(spark, data_schema))
+
+
+def with_location(spark: SparkSession, partition: JavaObject, location: str) -> JavaObject:
+    """A copy of the metastore's partition (`CatalogTablePartition`) that points at `location`; every
+    other field as it was. Copied with the case classes' own `copy` and its defaults (the current values),
+    so the number of fields a Spark line gives them does not matter."""
+    jvm = spark._jvm
+    storage = partition.storage()
+    moved = _copy(storage, {0: jvm.scala.Some(jvm.java.net.URI(location))})
+    return _copy(partition, {1: moved})
+
+
+def _copy(case_object: JavaObject, changed: dict[int, Any]) -> JavaObject:
+    """`case_object.copy(...)` with the arguments at the positions in `changed` replaced and the others
+    the object's own (`copy$default$N` answers field N's current value)."""
+    arity = int(case_object.productArity())
+    arguments = [
+        changed[i] if i in changed else getattr(case_object, f"copy$default${i + 1}")() for i in range(arity)
+    ]
+    return case_object.copy(*arguments)
+
+
+def parse_data_type(spark: SparkSession, data_type: DataType) -> JavaObject:
+    """A PySpark type as the JVM's `DataType`."""
+    return spark._jsparkSession.parseDataType(data_type.json())
+
+
+def forget_cached_tables(spark: SparkSession) -> None:
+    """Drops what this session remembers of every table (relations, file listings): one call after a
+    commit instead of a metastore round trip per table."""
+    spark._jsparkSession.sessionState().catalog().invalidateAllCachedTables()
