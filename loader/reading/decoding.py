@@ -216,11 +216,11 @@ def decoding_columns(
         judging[names.key_avro] = case_when([(f"NOT {key_failed}", key.without_flag(names.key_decoded))])
     value_failed = value.failed(names.event)
     # A text key (a user id, an order number): readable as a string. Framed Avro and bytes that are not
-    # UTF-8 stay in `_kafka_key` only.
+    # UTF-8 stay in `_kafka_key` only. Valid UTF-8 is what reads back as the same bytes (Java's decoder
+    # replaces what is not): Spark's `is_valid_utf8` exists only from Spark 4.0.
     as_text = "CAST(`key` AS STRING)"
-    text_key = (
-        f"`key` IS NOT NULL AND NOT {_framed_sql('key')} AND NOT {key_is_avro} AND is_valid_utf8({as_text})"
-    )
+    valid = f"encode({as_text}, 'UTF-8') = `key`"
+    text_key = f"`key` IS NOT NULL AND NOT {_framed_sql('key')} AND NOT {key_is_avro} AND {valid}"
     judging[names.key_string] = case_when([(text_key, as_text)])
     first_byte = "substring(`value`, 1, 1)"
     reasons = [
