@@ -93,3 +93,18 @@ def test_the_setup_scripts_read_the_same_table() -> None:
 
 def test_the_manual_s_versions_table_is_the_declared_one() -> None:
     assert versions_table() in (REPO / "docs/loader.md").read_text()
+
+
+def test_the_loader_extra_admits_every_supported_line_and_no_other() -> None:
+    """`pip install 'avro-pipeline[loader]'` beside an installed pyspark of a supported line keeps it."""
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    extra = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]["loader"]
+    pyspark_requirement = next(Requirement(r) for r in extra if r.startswith("pyspark"))
+    for minor in LINES:
+        for patch in ("0", "9"):
+            assert pyspark_requirement.specifier.contains(f"{minor}.{patch}"), (minor, patch)
+    for unsupported in ("3.4.4", "4.3.0"):
+        assert not pyspark_requirement.specifier.contains(unsupported)
