@@ -2,14 +2,16 @@
 
 Server-rendered with Flask and Jinja (no JavaScript build, and every page works with JavaScript off; a
 small script only filters as you type and adds copy buttons). A blueprint of its own beside the JSON API:
-it reads through the same repository and service code, adds no write action anywhere, and answers with
-HTML pages, also for errors, under a Content-Security-Policy that allows no inline script.
+it reads through the same repository and service code, and answers with HTML pages, also for errors, under
+a Content-Security-Policy that allows no inline script. Its only writes are an admin's (``admin``): a
+subject's level and mode, and deleting versions, through the same repository calls as the API.
 """
 
 from __future__ import annotations
 
 from flask import Flask
 
+from registry.ui import admin  # noqa: F401  (its routes join the page's blueprint)
 from registry.ui.urls import SubjectConverter
 from registry.ui.views import bp
 

@@ -13,11 +13,13 @@ from datetime import datetime
 from flask import Blueprint, Response, current_app, g, render_template, request
 from werkzeug.exceptions import HTTPException, NotFound
 
+from registry.compatibility import CompatibilityLevel
 from registry.config import RegistryConfig
 from registry.service import browsing, candidate, errors
 from registry.service import requests as parse
-from registry.service.requests import LATEST
+from registry.service.requests import LATEST, MODES
 from registry.storage.repository import Registry
+from registry.ui import csrf
 
 bp = Blueprint(
     "ui",
@@ -66,10 +68,26 @@ def indent_class(depth: int) -> str:
     return f"depth-{min(depth, MAX_INDENT)}"
 
 
+@bp.after_request
+def page_cookies(response: Response) -> Response:
+    return csrf.set_cookies(response)
+
+
 @bp.context_processor
 def page_context() -> dict[str, object]:
+    from registry.ui.admin import may_administer
+
     principal = getattr(g, "principal", None)
-    return {"signed_in_as": principal.name if principal is not None else None}
+    notice = csrf.take_notice() if request.method == "GET" else None
+    kind, _, text = (notice or "").partition("|")
+    return {
+        "signed_in_as": principal.name if principal is not None else None,
+        "can_admin": may_administer(),
+        "csrf_token": csrf.token,
+        "notice": (kind, text) if text else None,
+        "levels": [level.value for level in CompatibilityLevel],
+        "modes": MODES,
+    }
 
 
 @bp.errorhandler(errors.RegistryError)

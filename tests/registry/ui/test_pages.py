@@ -116,9 +116,9 @@ def test_a_subject_lists_every_version_with_its_id_date_and_state(
     api(client, "DELETE", f"/subjects/{SUBJECT}/versions/2")
     versions = rows(html(client, f"/ui/subjects/{SUBJECT}"), "versions")
     assert [row[:2] + row[3:] for row in versions] == [
-        ["1", str(three_versions[0]), "live", ""],
-        ["2", str(three_versions[1]), "soft-deleted", "diff with previous"],
-        ["3", str(three_versions[2]), "live", "diff with previous"],
+        ["1", str(three_versions[0]), "live", "soft-delete…"],
+        ["2", str(three_versions[1]), "soft-deleted", "diff with previous delete permanently…"],
+        ["3", str(three_versions[2]), "live", "diff with previous soft-delete…"],
     ]
 
 
@@ -297,7 +297,11 @@ def test_every_answer_of_the_page_forbids_inline_script(
         assert "unsafe-inline" not in policy
 
 
-def test_no_page_offers_a_write(client: FlaskClient, three_versions: list[int]) -> None:
+def test_the_only_writes_a_page_offers_are_the_admin_forms(
+    client: FlaskClient, three_versions: list[int]
+) -> None:
+    """Without --auth everyone may change subjects (as the API allows): the subject page's settings form,
+    and the delete links leading to a confirmation page, are the only writes (see test_admin_actions)."""
     pages = [
         html(client, "/ui/"),
         html(client, f"/ui/subjects/{SUBJECT}"),
@@ -307,7 +311,8 @@ def test_no_page_offers_a_write(client: FlaskClient, three_versions: list[int]) 
     ]
     forms = [form for page in pages for form in Markup(page).forms]
     assert {(form.get("method"), form.get("action")) for form in forms if form.get("method") != "get"} == {
-        ("post", "/ui/check")
+        ("post", "/ui/check"),
+        ("post", f"/ui/subjects/{SUBJECT}/settings"),
     }
     for method in ("POST", "PUT", "DELETE"):
         assert client.open(f"/ui/subjects/{SUBJECT}", method=method).status_code == 405
