@@ -206,6 +206,11 @@ def main() -> None:
     help="Continue from the saved offsets on this Kafka cluster although they were read from another.",
 )
 @metrics_options
+@click.option(
+    "--audit-topic",
+    envvar="LOADER_AUDIT_TOPIC",
+    help="Produce each committed run's per-topic, per-window counts to this Kafka topic (Avro).",
+)
 @click.option("--report-json", type=click.Path(dir_okay=False, path_type=Path), envvar="LOADER_REPORT_JSON")
 @click.option(
     "--debug",
@@ -255,6 +260,9 @@ def run(config: Path | None, report_json: Path | None, debug: bool, **flags: Any
     from loader.report import render, write_json
 
     publish_run(settings, reports, lambda text: console.print(f"[yellow]note:[/] {text}"))
+    from loader.observability import audit_stream
+
+    audit_stream.publish(settings, reports, lambda text: console.print(f"[yellow]note:[/] {text}"))
     for report in reports:
         if settings.log_format == "text":
             render(report, Console(width=None if sys.stdout.isatty() else 200))

@@ -76,6 +76,9 @@ class LoaderSettings:
     pushgateway_url: str | None = None
     metrics_max_topics: int = 100
     log_format: Literal["text", "json"] = "text"  # json: one JSON object per line and event
+    # A Kafka topic each committed run produces its per-topic, per-window counts to, as Avro registered
+    # in the registry (see `loader.observability.audit_stream`). None: off.
+    audit_topic: str | None = None
     # How every Kafka client and the registry client authenticate and verify
     # (see loader.reading.security_settings).
     kafka_security: KafkaSecurity = field(default_factory=KafkaSecurity)
