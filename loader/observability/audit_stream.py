@@ -19,6 +19,7 @@ from typing import Any
 from fastavro import parse_schema, schemaless_writer
 
 from loader.config import LoaderSettings
+from loader.observability.metrics import committed
 from loader.report import RunReport
 
 SCHEMA: dict[str, Any] = {
@@ -77,7 +78,7 @@ def publish(settings: LoaderSettings, reports: list[RunReport], warn: Callable[[
     """Produces the committed runs' counts to `settings.audit_topic`; returns how many records."""
     if not settings.audit_topic:
         return 0
-    rows = [row for report in reports if "commit" in report.phases for row in audit_counts(report)]
+    rows = [row for report in reports if committed(report) for row in audit_counts(report)]
     if not rows:
         return 0
     from confluent_kafka import KafkaException, Producer

@@ -78,8 +78,9 @@ class TopicNumbers:
 
 
 def committed(report: RunReport) -> bool:
-    """Whether the run got past its commit (or had nothing to commit): its topics' numbers count."""
-    return "commit" in report.phases
+    """Whether the run's commit point passed (its manifest published, its partitions perhaps not all
+    registered yet), or the run finished with nothing to commit: its topics' numbers count."""
+    return report.committed or "commit" in report.phases
 
 
 def topic_numbers(report: RunReport, topic: TopicReport, previous: Samples) -> TopicNumbers | None:

@@ -141,6 +141,15 @@ def test_a_bounded_run_reports_lag_in_offsets_and_seconds_and_keeps_the_valid_th
     assert _value(samples, "loader_topic_valid_through_timestamp_seconds", topic="orders") == STARTED_S
 
 
+def test_a_run_committed_but_not_complete_counts_its_records() -> None:
+    report = _report(_loaded(), exit_code=4, committed=False)
+    report.committed = True  # past the commit point; its partitions are registered by the next run
+    samples = _samples(report)
+    assert _value(samples, "loader_topic_records_loaded_total", topic="orders") == 90
+    assert _value(samples, "loader_runs_total", outcome="exit_4") == 1
+    assert _value(samples, "loader_last_success_timestamp_seconds") == 0
+
+
 def test_a_run_that_stopped_before_knowing_its_topics_keeps_their_series() -> None:
     before = _samples(_report(_loaded()))
     samples = _samples(_report(exit_code=1, committed=False), before)
