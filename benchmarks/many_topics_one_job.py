@@ -6,8 +6,8 @@ write job): `python benchmarks/many_topics_one_job.py [--topics 40] [--group 20]
   Spark's own ORC writer into its own directory (`jvm/loaderbench/TablesWriter.java`).
 - `one-query`: ONE query per `--group` topics: one Kafka read of all their ranges, each topic's decode and
   projection under `CASE WHEN topic = ...`, each row written into its topic's files with Spark's own ORC
-  writer, by the writer the loader now ships (`loader/jvm/`, which `scripts/fetch-jars`
-  compiles and the loader's session puts on the classpath).
+  writer, by the writer the loader now ships (`jvm/tableloader/`, which `scripts/fetch-jars`
+  builds and the loader's session puts on the classpath).
 
 Neither is the loader: they write the good rows' columns and nothing else (no verdicts, counts, keys,
 headers, quarantine or commit), to measure what the design would save before building it. The Java is

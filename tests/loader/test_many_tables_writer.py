@@ -1,4 +1,4 @@
-"""The loader's group writer (`loader.formats.hive.many_tables`, its Java class in `loader/jvm/`) on its
+"""The loader's group writer (`loader.formats.hive.many_tables`, its Java class in `jvm/tableloader/`) on its
 own, without Kafka: one Spark job writing the rows of tables of different schemas, each file as Spark's
 ORC writer would write it for that table alone, with the session's ORC settings."""
 

@@ -1,5 +1,5 @@
 """The loader's ORC writer from Spark's rows straight into ORC's column vectors (`OrcVectorWriter` in
-`loader/jvm/`, used by `loader.formats.hive.many_tables`): the same file, byte for byte, as Spark's own
+`jvm/tableloader/`, used by `loader.formats.hive.many_tables`): the same file, byte for byte, as Spark's own
 ORC writer writes from the same rows, for every type it takes, with nulls at every depth, dates and
 timestamps before the Gregorian calendar began, and batches flushed where Spark's flushes them; Spark's
 writer for the types it does not take."""
