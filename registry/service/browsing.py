@@ -29,6 +29,8 @@ from registry.service.contract_diff import ContractChange, contract_changes
 from registry.service.contract_view import ConfigItem, ContractView, contract_view, subject_config
 from registry.service.field_tree import TreeRow, field_tree
 from registry.service.requests import LATEST, validate_subject
+from registry.service.search import Hit, schema_hits
+from registry.service.version_summary import version_summaries
 
 if TYPE_CHECKING:
     from registry.storage.repository import Registry
@@ -42,14 +44,21 @@ if TYPE_CHECKING:
 PAGE_SIZE = 50
 
 
+SORTS = ("name", "recent", "versions")
+
+
 @dataclass(frozen=True)
 class SubjectQuery:
-    """What the subject list was asked for: a name filter, soft-deleted subjects or not, a page."""
+    """What the subject list was asked for: text to find (in names, and with ``contains`` in the latest
+    schemas too), soft-deleted subjects or not, a level and a mode to keep, an order, a page."""
 
     text: str = ""
     prefix_only: bool = False
     include_deleted: bool = False
     page: int = 1
+    level: str = ""
+    mode: str = ""
+    sort: str = "name"
 
 
 @dataclass(frozen=True)
@@ -57,6 +66,8 @@ class SubjectListPage:
     query: SubjectQuery
     listing: SubjectListing
     page_count: int
+    #: Why a subject matched the text in its latest schema rather than (only) its name.
+    hits: dict[str, tuple[Hit, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -67,6 +78,8 @@ class Usage:
     version: int
     schema_id: int
     deleted: bool = False
+    #: The version of the referenced subject this one uses (the subject page's "used by").
+    uses: int | None = None
 
 
 @dataclass(frozen=True)
@@ -102,6 +115,10 @@ class SubjectPage:
     contract_rows: ContractView = field(default_factory=ContractView)
     #: Every config setting in force for the subject (level, compatibility group, contract defaults...).
     config: tuple[ConfigItem, ...] = ()
+    #: The subject versions referencing any version of this subject, with the version each uses.
+    used_by: tuple[Usage, ...] = ()
+    #: Each version's change from the one before, in one line.
+    summaries: dict[int, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -144,10 +161,30 @@ class SchemaPage:
 
 def subject_list(registry: Registry, query: SubjectQuery) -> SubjectListPage:
     offset = (query.page - 1) * PAGE_SIZE
+    hits: dict[str, tuple[Hit, ...]] = {}
+    if query.text and not query.prefix_only:
+        for name, text in registry.latest_schemas_containing(query.text):
+            found = schema_hits(text, query.text)
+            if found:
+                hits[name] = tuple(found)
     listing = registry.subject_summaries(
-        query.text, query.prefix_only, query.include_deleted, offset, PAGE_SIZE
+        query.text,
+        query.prefix_only,
+        query.include_deleted,
+        offset,
+        PAGE_SIZE,
+        also=hits,
+        level=query.level or None,
+        mode=query.mode or None,
+        sort=query.sort,
     )
-    return SubjectListPage(query, listing, max(1, math.ceil(listing.total / PAGE_SIZE)))
+    shown = {s.name for s in listing.subjects}
+    return SubjectListPage(
+        query,
+        listing,
+        max(1, math.ceil(listing.total / PAGE_SIZE)),
+        {name: found for name, found in hits.items() if name in shown},
+    )
 
 
 def subject_page(registry: Registry, subject: str, version: int = LATEST) -> SubjectPage:
@@ -157,15 +194,21 @@ def subject_page(registry: Registry, subject: str, version: int = LATEST) -> Sub
     view = registry.get_version(subject, shown.version, include_deleted=True)
     numbers = [v.version for v in history.versions]
     position = numbers.index(shown.version)
+    used_by = tuple(
+        Usage(referrer, version, schema_id, deleted, uses)
+        for uses, referrer, version, schema_id, deleted in registry.subject_referrers(subject)
+    )
     return SubjectPage(
         history=history,
         version=shown,
         schema=schema_detail(registry, view.schema),
-        referenced_by=_referenced_by(registry, subject, shown.version),
+        referenced_by=tuple(u for u in used_by if u.uses == shown.version and not u.deleted),
         previous=numbers[position - 1] if position > 0 else None,
         contract=contract_blocks(view.schema),
         contract_rows=contract_view(view.schema.metadata, view.schema.rule_set),
         config=subject_config(registry, subject, history.settings.compatibility_own),
+        used_by=used_by,
+        summaries=version_summaries(registry, history),
     )
 
 
@@ -258,6 +301,14 @@ def schema_detail(registry: Registry, stored: StoredSchema) -> SchemaDetail:
     )
 
 
+def avsc_download(registry: Registry, subject: str, version: int) -> tuple[str, str]:
+    """A version's schema as an ``.avsc`` file: its file name and its text (indented JSON, as registered
+    otherwise). Soft-deleted versions too, as the subject page shows them."""
+    view = registry.get_version(subject, version, include_deleted=True)
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in subject).strip("._") or "schema"
+    return f"{safe}-v{view.version}.avsc", pretty_json(view.schema.schema) + "\n"
+
+
 def pretty_json(text: str) -> str:
     """Schema text indented for reading; stored text is valid JSON (it was parsed when registered)."""
     return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
@@ -299,12 +350,3 @@ def _pick(history: SubjectHistory, version: int) -> VersionRecord:
 def _single(level: str) -> CompatibilityLevel:
     """Between two versions a transitive level means the same as its plain form."""
     return CompatibilityLevel(level.removesuffix("_TRANSITIVE"))
-
-
-def _referenced_by(registry: Registry, subject: str, version: int) -> tuple[Usage, ...]:
-    """The subject versions whose schemas reference this version (schema ids resolved to their users)."""
-    found = []
-    for schema_id in registry.referenced_by(subject, version):
-        for user_subject, user_version in registry.schema_usages(schema_id, include_deleted=False):
-            found.append(Usage(user_subject, user_version, schema_id))
-    return tuple(found)

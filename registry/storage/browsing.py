@@ -8,15 +8,15 @@ with thousands of subjects of dozens of versions each.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from sqlalchemy import Integer, case, cast, func, select
+from sqlalchemy import Integer, case, cast, func, or_, select
 from sqlalchemy.orm import Session
 
 from registry.service.contract_config import group_value, in_group, registration_contract
 from registry.storage import queries as q
-from registry.storage.models import RegistryState, Subject, SubjectVersion
+from registry.storage.models import RegistryState, SchemaRecord, SchemaReference, Subject, SubjectVersion
 from registry.storage.settings import scope_config
 from registry.storage.views import (
     SubjectHistory,
@@ -28,6 +28,7 @@ from registry.storage.views import (
 )
 
 if TYPE_CHECKING:
+    from registry.storage.cache import LRUCache
     from registry.storage.views import StoredSchema
 
 T = TypeVar("T")
@@ -47,41 +48,62 @@ class BrowsingMixin:
         def _read(self, work: Callable[[Session], T]) -> T: ...
         def _stored(self, record: Any) -> StoredSchema: ...
 
+        schema_cache: LRUCache[StoredSchema]
+
     def subject_summaries(
-        self, text: str, prefix_only: bool, include_deleted: bool, offset: int, limit: int
+        self,
+        text: str,
+        prefix_only: bool,
+        include_deleted: bool,
+        offset: int,
+        limit: int,
+        also: Collection[str] = (),
+        level: str | None = None,
+        mode: str | None = None,
+        sort: str = "name",
     ) -> SubjectListing:
-        """Subjects whose name contains ``text`` (or starts with it), case-insensitively, by name.
+        """Subjects whose name contains ``text`` (or starts with it), case-insensitively, or is one of
+        ``also`` (found in their schemas); with the level and mode in force given, only those; sorted by
+        name, newest registration first (``recent``) or most live versions first (``versions``).
 
         A subject whose versions are all soft-deleted is listed only with ``include_deleted``, as the
         JSON API does. ``total`` counts every match, so the page can say how many pages there are.
         """
         live = SubjectVersion.deleted.is_(False)
         live_count = func.sum(cast(case((live, 1), else_=0), Integer))
-        stmt = (
-            select(
-                Subject.name,
-                Subject.compatibility,
-                Subject.mode,
-                func.max(case((live, SubjectVersion.version))),
-                func.max(SubjectVersion.version),
-                live_count,
-                func.max(SubjectVersion.created_at),
-                func.count().over(),
-            )
-            .join(SubjectVersion, SubjectVersion.subject_id == Subject.id)
-            .group_by(Subject.id, Subject.name, Subject.compatibility, Subject.mode)
-            .order_by(Subject.name)
-            .offset(offset)
-            .limit(limit)
-        )
-        if text:
-            matches = Subject.name.istartswith if prefix_only else Subject.name.icontains
-            stmt = stmt.where(matches(text, autoescape=True))
-        if not include_deleted:
-            stmt = stmt.having(live_count > 0)
+        newest = func.max(SubjectVersion.created_at)
+        order = {"recent": (newest.desc(), Subject.name), "versions": (live_count.desc(), Subject.name)}
 
         def work(session: Session) -> SubjectListing:
             state = q.state(session)
+            stmt = (
+                select(
+                    Subject.name,
+                    Subject.compatibility,
+                    Subject.mode,
+                    func.max(case((live, SubjectVersion.version))),
+                    func.max(SubjectVersion.version),
+                    live_count,
+                    newest,
+                    func.count().over(),
+                )
+                .join(SubjectVersion, SubjectVersion.subject_id == Subject.id)
+                .group_by(Subject.id, Subject.name, Subject.compatibility, Subject.mode)
+                .order_by(*order.get(sort, (Subject.name,)))
+                .offset(offset)
+                .limit(limit)
+            )
+            if text:
+                matches = Subject.name.istartswith if prefix_only else Subject.name.icontains
+                found = matches(text, autoescape=True)
+                stmt = stmt.where(or_(found, Subject.name.in_(list(also))) if also else found)
+            if level:
+                global_level = q.effective_compatibility(state, None)
+                stmt = stmt.where(func.coalesce(Subject.compatibility, global_level) == level)
+            if mode:
+                stmt = stmt.where(func.coalesce(Subject.mode, q.effective_mode(state, None)) == mode)
+            if not include_deleted:
+                stmt = stmt.having(live_count > 0)
             rows = session.execute(stmt).all()
             total = rows[0][7] if rows else self._count(session, stmt)
             summaries = tuple(
@@ -98,6 +120,63 @@ class BrowsingMixin:
             return SubjectListing(int(total), summaries)
 
         return self._read(work)
+
+    def latest_schemas_containing(self, text: str) -> list[tuple[str, str]]:
+        """(subject, schema text) of each subject's latest live version whose text holds ``text``
+        (case-insensitively): the candidates of a search in schemas, which the caller then narrows."""
+        newest = (
+            select(SubjectVersion.subject_id, func.max(SubjectVersion.version).label("version"))
+            .where(SubjectVersion.deleted.is_(False))
+            .group_by(SubjectVersion.subject_id)
+            .subquery()
+        )
+        stmt = (
+            select(Subject.name, SchemaRecord.schema_text)
+            .join(newest, newest.c.subject_id == Subject.id)
+            .join(
+                SubjectVersion,
+                (SubjectVersion.subject_id == Subject.id) & (SubjectVersion.version == newest.c.version),
+            )
+            .join(SchemaRecord, SchemaRecord.id == SubjectVersion.schema_id)
+            .where(SchemaRecord.schema_text.icontains(text, autoescape=True))
+            .order_by(Subject.name)
+        )
+        return self._read(lambda session: [(name, body) for name, body in session.execute(stmt)])
+
+    def schemas_by_id(self, ids: Collection[int]) -> dict[int, StoredSchema]:
+        """Schemas by id, from memory when seen before, the others in one query."""
+        found: dict[int, StoredSchema] = {}
+        for schema_id in set(ids):
+            cached = self.schema_cache.get(schema_id)
+            if cached is not None:
+                found[schema_id] = cached
+        missing = sorted(set(ids) - set(found))
+        if missing:
+
+            def work(session: Session) -> list[StoredSchema]:
+                stmt = select(SchemaRecord).where(SchemaRecord.id.in_(missing))
+                return [self._stored(record) for record in session.execute(stmt).scalars()]
+
+            found.update((stored.id, stored) for stored in self._read(work))
+        return found
+
+    def subject_referrers(self, subject: str) -> list[tuple[int, str, int, int, bool]]:
+        """Every subject version whose schema references any version of ``subject``: (the version it
+        uses, the referring subject, its version, its schema id, soft-deleted), by version used."""
+        stmt = (
+            select(
+                SchemaReference.version,
+                Subject.name,
+                SubjectVersion.version,
+                SubjectVersion.schema_id,
+                SubjectVersion.deleted,
+            )
+            .join(SubjectVersion, SubjectVersion.schema_id == SchemaReference.schema_id)
+            .join(Subject, Subject.id == SubjectVersion.subject_id)
+            .where(SchemaReference.subject == subject)
+            .order_by(SchemaReference.version, Subject.name, SubjectVersion.version)
+        )
+        return self._read(lambda session: [tuple(row) for row in session.execute(stmt)])  # type: ignore[misc]
 
     @staticmethod
     def _count(session: Session, stmt: Any) -> int:

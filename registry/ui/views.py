@@ -7,6 +7,7 @@ pages with the registry's own message, and every response carries the security h
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -19,7 +20,7 @@ from registry.service import browsing, candidate, errors
 from registry.service import requests as parse
 from registry.service.requests import LATEST, MODES
 from registry.storage.repository import Registry
-from registry.ui import csrf
+from registry.ui import assets, csrf
 
 bp = Blueprint(
     "ui",
@@ -70,7 +71,7 @@ def indent_class(depth: int) -> str:
 
 @bp.after_request
 def page_cookies(response: Response) -> Response:
-    return csrf.set_cookies(response)
+    return assets.cache_headers(csrf.set_cookies(response))
 
 
 @bp.context_processor
@@ -87,6 +88,8 @@ def page_context() -> dict[str, object]:
         "notice": (kind, text) if text else None,
         "levels": [level.value for level in CompatibilityLevel],
         "modes": MODES,
+        "sorts": browsing.SORTS,
+        "static_url": assets.static_url,
     }
 
 
@@ -130,6 +133,14 @@ def _positive(name: str, default: int) -> int:
     return value
 
 
+def _choice(name: str, allowed: Sequence[str]) -> str:
+    """A query value that must be one of ``allowed`` (or absent: ``""``)."""
+    value = request.args.get(name, "").strip()
+    if value and value not in allowed:
+        raise errors.BadRequest(f"{name} must be one of {', '.join(allowed)}.")
+    return value
+
+
 def _version_arg(name: str) -> int | None:
     """A version in the query (a number, ``latest`` or ``-1``), or None when the query has none."""
     raw = request.args.get(name, "").strip()
@@ -143,6 +154,9 @@ def subjects() -> str:
         prefix_only=request.args.get("match") == "prefix",
         include_deleted=request.args.get("deleted") == "on",
         page=_positive("page", 1),
+        level=_choice("level", [level.value for level in CompatibilityLevel]),
+        mode=_choice("mode", MODES),
+        sort=_choice("sort", browsing.SORTS) or "name",
     )
     return render_template("ui/subjects.html", page=browsing.subject_list(_registry(), query))
 
@@ -151,6 +165,15 @@ def subjects() -> str:
 def subject(subject: str) -> str:
     page = browsing.subject_page(_registry(), subject, _version_arg("version") or LATEST)
     return render_template("ui/subject.html", page=page)
+
+
+@bp.get("/subjects/<subject:subject>/versions/<int:number>/schema.avsc")
+def download(subject: str, number: int) -> Response:
+    """A version's schema as a file to save (``<subject>-v<n>.avsc``)."""
+    name, text = browsing.avsc_download(_registry(), subject, number)
+    answer = Response(text, mimetype="application/json")
+    answer.headers["Content-Disposition"] = f'attachment; filename="{name}"'
+    return answer
 
 
 @bp.get("/subjects/<subject:subject>/diff")

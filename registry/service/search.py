@@ -1,0 +1,89 @@
+"""What a search for some text finds in a schema: record, enum and fixed names and namespaces, field names
+and docs. Pure (JSON in, hits out), case-insensitive, on the schema's JSON as registered.
+
+The subject list asks the database for the subjects whose name holds the text, or whose latest live
+schema's text holds it; this module then keeps the schema matches that are in a name, a namespace or a
+doc (the text ``string`` is in every schema's JSON, but is not what a person searching for it means) and
+says where, so the list can show why a subject matched.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+MAX_HITS = 3
+NAMED = ("record", "error", "enum", "fixed")
+
+
+@dataclass(frozen=True)
+class Hit:
+    """Where the text was found: ``what`` is ``record``, ``namespace``, ``field``, ``doc`` or ``symbol``."""
+
+    what: str
+    where: str
+
+    def __str__(self) -> str:
+        return f"{self.what} {self.where}"
+
+
+def _full(name: str, namespace: str | None) -> str:
+    return name if "." in name or not namespace else f"{namespace}.{name}"
+
+
+def _walk(schema: Any, namespace: str | None, path: str) -> Iterator[tuple[str, str, str]]:
+    """Every searchable string of a schema: (kind, where, text) triples."""
+    if isinstance(schema, list):
+        for branch in schema:
+            yield from _walk(branch, namespace, path)
+        return
+    if not isinstance(schema, dict):
+        return
+    kind = schema.get("type")
+    if kind in NAMED and isinstance(schema.get("name"), str):
+        space = schema.get("namespace") if isinstance(schema.get("namespace"), str) else namespace
+        full = _full(schema["name"], space)
+        space = full.rpartition(".")[0] or None
+        yield ("record" if kind in ("record", "error") else kind, full, schema["name"])
+        if space:
+            yield ("namespace", space, space)
+        if isinstance(schema.get("doc"), str):
+            yield ("doc", full, schema["doc"])
+        for symbol in schema.get("symbols", ()) if kind == "enum" else ():
+            if isinstance(symbol, str):
+                yield ("symbol", f"{full}.{symbol}", symbol)
+        short = full.rpartition(".")[2]
+        for field in schema.get("fields", ()) if kind in ("record", "error") else ():
+            if not isinstance(field, dict) or not isinstance(field.get("name"), str):
+                continue
+            where = f"{short}.{field['name']}"
+            yield ("field", where, field["name"])
+            if isinstance(field.get("doc"), str):
+                yield ("doc", where, field["doc"])
+            yield from _walk(field.get("type"), space, where)
+    elif kind in ("array", "map"):
+        yield from _walk(schema.get("items" if kind == "array" else "values"), namespace, path)
+    elif isinstance(kind, dict | list):
+        yield from _walk(kind, namespace, path)
+
+
+def schema_hits(schema_text: str, wanted: str, limit: int = MAX_HITS) -> list[Hit]:
+    """Up to ``limit`` places in the schema whose name, namespace, symbol or doc holds ``wanted``."""
+    needle = wanted.strip().lower()
+    if not needle:
+        return []
+    try:
+        schema = json.loads(schema_text)
+    except ValueError:
+        return []
+    hits: list[Hit] = []
+    for kind, where, text in _walk(schema, None, ""):
+        if needle in text.lower():
+            hit = Hit(kind, where)
+            if hit not in hits:
+                hits.append(hit)
+            if len(hits) >= limit:
+                break
+    return hits
