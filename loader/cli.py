@@ -107,7 +107,8 @@ def common_options(command: Any) -> Any:
             "--metadata-timeout-s",
             type=float,
             envvar="LOADER_METADATA_TIMEOUT_S",
-            help="How long Kafka and the registry may take to answer (default 30).",
+            help="How long Kafka and the registry may take to answer a request, a read's included: a broker "
+            "that goes away ends the run about this long after (default 30).",
         ),
         click.option(
             "--log-format",

@@ -57,7 +57,9 @@ class LoaderSettings:
     # A local directory where the driver JVM's class archive is kept between runs, so that each run's JVM
     # maps its classes instead of loading them from the jars (see loader.driver_class_archive). None: off.
     driver_class_archive_dir: str | None = None
-    metadata_timeout_s: float = 30.0  # how long Kafka and the registry may take to answer a question
+    # How long Kafka and the registry may take to answer a question, a topic's read included (see
+    # loader.reading.topic_read.read_timeouts): a broker that goes away ends the run about this long after.
+    metadata_timeout_s: float = 30.0
     # `loader maintain` (see `loader.operations`): a closed partition (its time span ended at least
     # `maintain_min_age_minutes` ago) of more than `maintain_min_files` files under
     # `maintain_small_file_mb` is rewritten into files of about `maintain_target_file_mb`; the files it

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+from pathlib import Path
 
 from loader.run_signals import STOP
 
@@ -26,11 +27,14 @@ ICEBERG_CRASH_POINTS = (*CRASH_POINTS[:3], "after_iceberg_commit", *CRASH_POINTS
 
 def crash_point(name: str) -> None:
     """Kills this process at once (no cleanup, like `kill -9`) when LOADER_CRASH_AT names this point;
-    waits there when LOADER_PAUSE_AT is `<point>:<seconds>` (to hold a run in place for a test), as a step
+    waits there when LOADER_PAUSE_AT is `<point>:<seconds>` (to hold a run in place for a test; with
+    LOADER_PAUSED_FILE, a file made when the wait starts tells the test the run is there), as a step
     of work would: until the time is up, or until a signal asks the run to stop (`loader.run_signals`),
     as a Spark job ends when the signal cancels it."""
     if os.environ.get("LOADER_CRASH_AT") == name:
         os.kill(os.getpid(), signal.SIGKILL)
     point, _, seconds = os.environ.get("LOADER_PAUSE_AT", "").partition(":")
     if point == name:
+        if marker := os.environ.get("LOADER_PAUSED_FILE"):  # tells a test the run is there now
+            Path(marker).touch()
         STOP.woken.wait(float(seconds or 0))

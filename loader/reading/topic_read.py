@@ -39,11 +39,29 @@ from loader.reading.window_counts import (
 FETCH_MAX_WAIT_MS = "1"
 
 
+def read_timeouts(timeout_s: float) -> dict[str, str]:
+    """What bounds a read by `metadata-timeout-s`: a broker that goes away ends the read about that long
+    after, instead of after the clients' own defaults (a minute for each of Spark's offset lookups, tried
+    three times, and two minutes for a task's poll). Each of Kafka's requests (`request.timeout.ms`) and
+    calls (`default.api.timeout.ms`, the offset lookups and a consumer's seek) is bounded by it, and so is
+    a task's wait for records (`kafkaConsumer.pollTimeoutMs`); Spark's offset lookup is tried once
+    (`fetchOffset.numRetries`): Kafka's admin client already retries within its timeout, a leader's change
+    included."""
+    millis = str(max(1, round(timeout_s * 1000)))
+    return {
+        "kafka.request.timeout.ms": millis,
+        "kafka.default.api.timeout.ms": millis,
+        "kafkaConsumer.pollTimeoutMs": millis,
+        "fetchOffset.numRetries": "1",
+    }
+
+
 def kafka_read_options(settings: LoaderSettings, ranges: list[OffsetRange]) -> dict[str, str]:
     """The options of Spark's Kafka source for `ranges`, later ones winning over earlier ones."""
     return {
         "kafka.bootstrap.servers": settings.bootstrap_servers,
         "kafka.fetch.max.wait.ms": FETCH_MAX_WAIT_MS,
+        **read_timeouts(settings.metadata_timeout_s),
         **spark_kafka_options(settings.kafka_security),
         # Committed records only: an aborted transaction's records are never loaded, and the planned
         # end offsets are last stable offsets, so no open transaction is read half.

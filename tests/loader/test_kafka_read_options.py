@@ -4,6 +4,7 @@ fetch at the end of a partition, and the settings' own `kafka.` properties win o
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from loader.config import LoaderSettings
 from loader.planning.offsets import OffsetRange
@@ -35,3 +36,11 @@ def test_the_settings_own_fetch_wait_wins_and_committed_records_stay_the_loaders
     assert options["kafka.fetch.max.wait.ms"] == "200"
     assert options["kafka.client.id"] == "etl"
     assert options["kafka.isolation.level"] == "read_committed"
+
+
+def test_a_read_is_bounded_by_the_metadata_timeout() -> None:
+    options = kafka_read_options(replace(settings(), metadata_timeout_s=7.5), RANGES)
+    # Kafka's own defaults: 30 s a request, 60 s a call (Spark's offset lookups, tried 3 times), 120 s a poll.
+    assert options["kafka.request.timeout.ms"] == options["kafka.default.api.timeout.ms"] == "7500"
+    assert options["kafkaConsumer.pollTimeoutMs"] == "7500"
+    assert options["fetchOffset.numRetries"] == "1"
