@@ -111,30 +111,22 @@ pom_property() {
   sed -n "s:.*<$1>\\(.*\\)</$1>.*:\\1:p" "$MAVEN_POM"
 }
 
-# served_spark_version SCALA VERSION: pyspark's VERSION when Maven Central serves Spark's connectors at
-# it, else the newest served patch of the same minor below it (pyspark can be out before its connectors);
-# fails when none is served.
-served_spark_version() {
-  local scala="$1" version="$2" candidate
-  for candidate in $(python3 "$REPO_ROOT/loader/spark_versions.py" connectors "$version"); do
-    if mvn -B -q -s "$MAVEN_SETTINGS" dependency:get -Dtransitive=false \
-        -Dartifact="org.apache.spark:spark-sql-kafka-0-10_$scala:$candidate" >/dev/null 2>&1; then
-      echo "$candidate"
-      return 0
-    fi
-  done
-  return 1
-}
-
 # maven_fetch PROFILE TARGET [MVN_ARGS...]: the runtime dependencies of the pom's PROFILE, copied into
 # TARGET once; TARGET/.complete marks a finished copy, so an interrupted fetch is redone, a finished one
 # re-used.
 maven_fetch() {
   local profile="$1" target="$2"
   shift 2
-  if [ -f "$target/.complete" ]; then
-    return 0
-  fi
+  [ -f "$target/.complete" ] && return 0
+  maven_copy "$profile" "$target" "$@" \
+    || die "could not fetch '$profile' from Maven Central (is the registry reachable?). Maven's words are above."
+}
+
+# maven_copy PROFILE TARGET [MVN_ARGS...]: as maven_fetch, but a failure returns 1 (Maven's first error
+# line on stderr) instead of ending the script.
+maven_copy() {
+  local profile="$1" target="$2"
+  shift 2
   require_tool mvn maven "fetches jars from Maven Central"
   info "fetching $profile into $target (Maven Central)"
   rm -rf "$target.partial"
@@ -144,13 +136,28 @@ maven_fetch() {
       dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$target.partial" >"$log" 2>&1; then
     # Maven's first error line says what failed (an artifact, a plugin, a host); the rest is advice.
     sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -m 1 -E '^\[ERROR\] [^ ]' | cut -c1-400 >&2 || tail -n 5 "$log" >&2
-    rm -f "$log"
-    die "could not fetch '$profile' from Maven Central (is the registry reachable?). Maven's words are above."
+    rm -f "$log" && rm -rf "$target.partial"
+    return 1
   fi
   rm -f "$log"
   rm -rf "$target"
   mv "$target.partial" "$target"
   touch "$target/.complete"
+}
+
+# fetch_spark_connectors SCALA VERSION TARGET: Spark's connectors (Kafka source, Avro functions) for
+# pyspark VERSION into TARGET: at VERSION, or, where Maven Central does not serve all of them at it
+# (pyspark can be out before its connectors), the newest patch of the same minor below it that it does.
+fetch_spark_connectors() {
+  local scala="$1" version="$2" target="$3" candidate
+  [ -f "$target/.complete" ] && return 0
+  for candidate in $(python3 "$REPO_ROOT/loader/spark_versions.py" connectors "$version"); do
+    if maven_copy spark-connectors "$target" -Dspark.version="$candidate" -Dscala.binary.version="$scala" 2>/dev/null; then
+      return 0
+    fi
+    info "Spark's connectors $candidate are not all served; trying the patch below"
+  done
+  die "Maven Central serves Spark's connectors (spark-sql-kafka-0-10_$scala, spark-avro_$scala) at no patch of Spark $version's minor up to $version"
 }
 
 # free_ports N: N distinct TCP ports on 127.0.0.1 that nothing listens on right now, one a line (all
