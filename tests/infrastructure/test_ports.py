@@ -54,3 +54,13 @@ def test_the_cluster_fixture_gives_the_cluster_script_every_port_it_would_choose
     found = re.search(r"^PORT_NAMES=\(([^)]*)\)", script, re.MULTILINE)
     assert found, "scripts/cluster no longer declares PORT_NAMES"
     assert sorted(found.group(1).split()) == sorted(PORT_NAMES)
+
+
+def test_two_runs_start_their_blocks_at_places_of_their_own_and_one_run_s_workers_stay_apart() -> None:
+    from tests.fixtures.ports import MAX_WORKERS, run_offset
+
+    offsets = {run_offset(f"run-{i}") for i in range(20)}
+    assert len(offsets) > 5 and all(0 <= o < MAX_WORKERS for o in offsets)
+    assert run_offset("same") == run_offset("same")
+    first, second = ((w + run_offset("r")) % MAX_WORKERS for w in (0, 1))
+    assert first != second
