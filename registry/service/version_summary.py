@@ -19,7 +19,6 @@ from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from registry.service.contract_diff import ContractChange, contract_changes
-from registry.storage.cache import LRUCache
 
 if TYPE_CHECKING:
     from registry.storage.repository import Registry
@@ -28,8 +27,6 @@ if TYPE_CHECKING:
 MAX_NAMES = 2
 NAMED = ("record", "error", "enum", "fixed")
 PRIMITIVES = frozenset(("null", "boolean", "int", "long", "float", "double", "bytes", "string"))
-#: Lines by (older schema id, newer schema id): a schema id's content never changes.
-_LINES: LRUCache[str] = LRUCache(20_000)
 #: (what changed, its words); the order of the line.
 KINDS = (
     ("added", "+{n} field{s}"),
@@ -158,17 +155,18 @@ def version_summaries(registry: Registry, history: SubjectHistory) -> dict[int, 
     version's is "first version"."""
     versions = history.versions
     pairs = list(pairwise(versions))
-    missing = [(b, a) for b, a in pairs if _LINES.get((b.schema_id, a.schema_id)) is None]
+    lines = registry.summary_cache  # by (older schema id, newer schema id): an id's content never changes
+    missing = [(b, a) for b, a in pairs if lines.get((b.schema_id, a.schema_id)) is None]
     stored = registry.schemas_by_id({v.schema_id for pair in missing for v in pair}) if missing else {}
     out: dict[int, str] = {}
     for before, after in pairs:
         key = (before.schema_id, after.schema_id)
-        line = _LINES.get(key)
+        line = lines.get(key)
         if line is None:
             old, new = stored[before.schema_id], stored[after.schema_id]
             changes = field_changes(old.schema, new.schema) if old.schema != new.schema else []
             line = summary_line(changes, contract_changes(old.contract, new.contract))
-            _LINES.put(key, line)
+            lines.put(key, line)
         out[after.version] = line
     if versions:
         out[versions[0].version] = "first version"

@@ -46,6 +46,8 @@ class Registry(RegistrationMixin, SettingsMixin, BrowsingMixin):
         self.version_cache: LRUCache[tuple[int, VersionView]] = LRUCache(cache_size)
         self.request_cache: LRUCache[ParsedSchema] = LRUCache(min(cache_size, 2_000))
         self.registered_cache: LRUCache[tuple[Stamp, Registered]] = LRUCache(cache_size)
+        #: The page's one-line change summaries by (older schema id, newer schema id).
+        self.summary_cache: LRUCache[str] = LRUCache(cache_size)
         #: Told of each registration that created a version, once its transaction has committed (metrics).
         self.on_registered: Callable[[str, Registered], None] | None = None
 

@@ -1,6 +1,6 @@
 // The page's only script, and optional: every page works without it. It filters the subject list as
-// you type (asking the server for the same page the form would), filters a field tree, and shows copy
-// buttons. Loaded from a file because the Content-Security-Policy allows no inline script.
+// you type or choose a level, mode or order (asking the server for the same page the form would),
+// filters a field tree, and shows copy buttons. Loaded from a file because the Content-Security-Policy allows no inline script.
 "use strict";
 
 function debounce(fn, ms) {
@@ -15,6 +15,9 @@ function liveSubjectSearch() {
   const refresh = debounce(async () => {
     const params = new URLSearchParams(new FormData(form));
     params.delete("page");
+    for (const [key, value] of [...params.entries()]) {
+      if (value === "" || (key === "sort" && value === "name")) params.delete(key);
+    }
     const url = form.action + "?" + params.toString();
     const ticket = ++latest;
     const response = await fetch(url, { credentials: "same-origin", headers: { Accept: "text/html" } });

@@ -16,9 +16,10 @@ from urllib.parse import quote
 
 import pytest
 import requests
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from tests.fixtures.registry_server import REPO_ROOT, RegistryProcess, start_registry
+from tests.registry.ui.conftest import Watched
 from tests.registry.ui.helpers import (
     CT,
     HOSTILE_DOC,
@@ -64,38 +65,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RegistryProcess
         yield started
     finally:
         started.stop()
-
-
-class Watched:
-    """A page whose console errors and uncaught errors are collected, and which saves screenshots."""
-
-    def __init__(self, context: BrowserContext, shots: Path) -> None:
-        self.page: Page = context.new_page()
-        self.problems: list[str] = []
-        self.dialogs: list[str] = []
-        self.shots = shots
-        self.page.on("console", lambda m: self.problems.append(m.text) if m.type == "error" else None)
-        self.page.on("pageerror", lambda error: self.problems.append(str(error)))
-        self.page.on("dialog", self._dialog)
-
-    def _dialog(self, dialog: Any) -> None:
-        self.dialogs.append(dialog.message)
-        dialog.dismiss()
-
-    def shot(self, name: str) -> Path:
-        path = self.shots / f"{name}.png"
-        self.page.screenshot(path=str(path), full_page=True)
-        assert path.stat().st_size > 10_000, "a screenshot of a rendered page, not a blank one"
-        return path
-
-
-@pytest.fixture
-def watched(browser: Browser, tmp_path: Path) -> Iterator[Watched]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    try:
-        yield Watched(context, tmp_path)
-    finally:
-        context.close()
 
 
 def table_texts(page: Page, selector: str) -> list[str]:
