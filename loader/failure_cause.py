@@ -140,10 +140,16 @@ def _dependency(chain: Sequence[Link], cause: str, path: str | None, places: Pla
 
 
 def _storage(path: str | None, places: Places) -> Dependency:
-    """A file system's failure: the state directory's when the file is under it, else the warehouse's."""
-    if path and _plain(path).startswith(_plain(places.state_location).rstrip("/") + "/"):
+    """A file system's failure: the state directory's when the file is under it and the state directory
+    is not inside the warehouse (by default it is: then it is the warehouse's file system that failed)."""
+    state = _plain(places.state_location).rstrip("/") + "/"
+    if path and _plain(path).startswith(state) and not _inside(state, places.warehouse):
         return Dependency.STATE
     return Dependency.WAREHOUSE
+
+
+def _inside(directory: str, parent: str) -> bool:
+    return _plain(directory).startswith(_plain(parent).rstrip("/") + "/")
 
 
 def _path(chain: Sequence[Link]) -> str | None:

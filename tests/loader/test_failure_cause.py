@@ -112,10 +112,14 @@ def test_a_task_that_filled_the_disk_is_the_warehouse_s_not_kafka_s_whose_frames
         Dependency.WAREHOUSE, "no space left on device", "IOException: No space left on device"
     )
 
-    # Named with the file it was writing, in the state directory: the staging directory's file system.
+    # Named with the file it was writing, in the state directory (where runs stage their files): the
+    # warehouse's file system when the state directory is inside it, as by default, else its own.
     named = [*chain, Link("java.io.IOException", f"No space left on device writing {path}")]
     failure = classify(named, PLACES)
-    assert failure is not None and failure.dependency is Dependency.STATE and failure.path == path
+    assert failure is not None and failure.dependency is Dependency.WAREHOUSE and failure.path == path
+    elsewhere = Places(**{**PLACES.__dict__, "warehouse": "/lake"})
+    failure = classify(named, elsewhere)
+    assert failure is not None and failure.dependency is Dependency.STATE
 
 
 def test_a_broker_that_went_away_during_the_read_is_kafka_timed_out() -> None:
