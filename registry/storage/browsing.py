@@ -122,26 +122,31 @@ class BrowsingMixin:
         return self._read(work)
 
     def latest_schemas_containing(self, text: str) -> list[tuple[str, str]]:
-        """(subject, schema text) of each subject's latest live version whose text holds ``text``
-        (case-insensitively): the candidates of a search in schemas, which the caller then narrows."""
-        newest = (
-            select(SubjectVersion.subject_id, func.max(SubjectVersion.version).label("version"))
-            .where(SubjectVersion.deleted.is_(False))
-            .group_by(SubjectVersion.subject_id)
-            .subquery()
-        )
+        """(subject, schema text) of each subject whose newest version is live and holds ``text`` in its
+        schema text (case-insensitively): the candidates of a search in schemas, which the caller then
+        narrows. The newest version by the subject's own counter, one indexed join per subject: a search
+        stays about as cheap as a name search with thousands of subjects (a subject whose newest version
+        is soft- or permanently deleted is found by its name only)."""
         stmt = (
             select(Subject.name, SchemaRecord.schema_text)
-            .join(newest, newest.c.subject_id == Subject.id)
             .join(
                 SubjectVersion,
-                (SubjectVersion.subject_id == Subject.id) & (SubjectVersion.version == newest.c.version),
+                (SubjectVersion.subject_id == Subject.id) & (SubjectVersion.version == Subject.last_version),
             )
             .join(SchemaRecord, SchemaRecord.id == SubjectVersion.schema_id)
-            .where(SchemaRecord.schema_text.icontains(text, autoescape=True))
+            .where(SubjectVersion.deleted.is_(False))
             .order_by(Subject.name)
         )
-        return self._read(lambda session: [(name, body) for name, body in session.execute(stmt)])
+
+        def work(session: Session) -> list[tuple[str, str]]:
+            # SQLite's LIKE ignores ASCII case by itself; lower() on every schema text would double the
+            # scan's time. Elsewhere (PostgreSQL) ILIKE. The caller matches case-insensitively anyway.
+            text_column = SchemaRecord.schema_text
+            sqlite = session.get_bind().dialect.name == "sqlite"
+            holds = (text_column.contains if sqlite else text_column.icontains)(text, autoescape=True)
+            return [(name, body) for name, body in session.execute(stmt.where(holds))]
+
+        return self._read(work)
 
     def schemas_by_id(self, ids: Collection[int]) -> dict[int, StoredSchema]:
         """Schemas by id, from memory when seen before, the others in one query."""

@@ -14,23 +14,14 @@ import logging
 
 from flask import Response, abort, current_app, g, redirect, render_template, request, url_for
 
-from registry.auth.permissions import Role
 from registry.service import errors
 from registry.service.contract_config import parse_config_update
 from registry.service.requests import parse_mode
 from registry.storage.repository import Registry
 from registry.ui import csrf
-from registry.ui.views import bp
+from registry.ui.views import bp, may_administer
 
 log = logging.getLogger("registry.ui")
-
-
-def may_administer() -> bool:
-    """Admins with ``--auth``; everyone without it (the API lets anyone change anything then)."""
-    if not current_app.extensions["registry_config"].auth_enabled:
-        return True
-    principal = getattr(g, "principal", None)
-    return principal is not None and principal.role is Role.ADMIN
 
 
 def _registry() -> Registry:

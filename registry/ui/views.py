@@ -1,8 +1,9 @@
 """The page's routes: each picks its arguments from the request, asks the service code, renders a template.
 
-Every route answers GET, except the candidate check, which also takes a POST because a schema file is
-uploaded; it only reads (the permission check counts it among the reading POSTs). Errors become HTML
-pages with the registry's own message, and every response carries the security headers.
+Every route here answers GET, except the candidate check, which also takes a POST because a schema file
+is uploaded; it only reads (the permission check counts it among the reading POSTs). The admin's POSTs are
+in ``admin``. Errors become HTML pages with the registry's own message, and every response carries the
+security headers.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from datetime import datetime
 from flask import Blueprint, Response, current_app, g, render_template, request
 from werkzeug.exceptions import HTTPException, NotFound
 
+from registry.auth.permissions import Role
 from registry.compatibility import CompatibilityLevel
 from registry.config import RegistryConfig
 from registry.service import browsing, candidate, errors
@@ -74,10 +76,16 @@ def page_cookies(response: Response) -> Response:
     return assets.cache_headers(csrf.set_cookies(response))
 
 
+def may_administer() -> bool:
+    """Admins with ``--auth``; everyone without it (the API lets anyone change anything then)."""
+    if not _settings().auth_enabled:
+        return True
+    principal = getattr(g, "principal", None)
+    return principal is not None and principal.role is Role.ADMIN
+
+
 @bp.context_processor
 def page_context() -> dict[str, object]:
-    from registry.ui.admin import may_administer
-
     principal = getattr(g, "principal", None)
     notice = csrf.take_notice() if request.method == "GET" else None
     kind, _, text = (notice or "").partition("|")
