@@ -49,8 +49,14 @@ def test_a_run_s_metrics_reach_prometheus_and_a_failing_loader_fires_the_alert(
     (loaded,) = report["topics"]
     assert (loaded["records"], loaded["tombstones"], loaded["status"]) == (12, 2, "loaded")
 
-    # What Prometheus scraped from the Pushgateway is what the run reported.
+    # Not firing right after a success.
     database, table = harness.database, f"{harness.database}.{table_name(topic)}"
+    of_run = f'database="{database}",job="loader"'
+    success = _one(prometheus, f"loader_last_success_timestamp_seconds{{{of_run}}}")
+    firing = f'ALERTS{{alertname="LoaderNotSucceeding",alertstate="firing",database="{database}"}}'
+    assert prometheus.query(firing) == []
+
+    # What Prometheus scraped from the Pushgateway is what the run reported.
     of_topic = f'database="{database}",topic="{topic}",table="{table}",job="loader",instance="{database}"'
     assert _one(prometheus, f"loader_topic_records_loaded_total{{{of_topic}}}") == loaded["records"]
     assert _one(prometheus, f"loader_topic_tombstones_total{{{of_topic}}}") == 2
@@ -67,9 +73,7 @@ def test_a_run_s_metrics_reach_prometheus_and_a_failing_loader_fires_the_alert(
     through = _one(prometheus, f"loader_topic_valid_through_timestamp_seconds{{{of_topic}}}")
     assert through == parse_timestamp(loaded["valid_through"]).timestamp()  # type: ignore[union-attr]
     assert started.timestamp() - 1 <= through <= started.timestamp()  # whole seconds of the run's start
-    of_run = f'database="{database}",job="loader"'
     assert _one(prometheus, f"loader_last_run_exit_code{{{of_run}}}") == 0
-    success = _one(prometheus, f"loader_last_success_timestamp_seconds{{{of_run}}}")
     assert success == pytest.approx(started.timestamp() + report["seconds"], abs=0.01)
     assert _one(prometheus, f"loader_last_run_duration_seconds{{{of_run}}}") == report["seconds"]
     for phase, seconds in report["phases"].items():
@@ -84,9 +88,6 @@ def test_a_run_s_metrics_reach_prometheus_and_a_failing_loader_fires_the_alert(
     topic_labels = (("database", database), ("table", table), ("topic", topic))
     assert in_file[("loader_topic_records_loaded_total", topic_labels)] == loaded["records"]
     assert in_file[("loader_last_success_timestamp_seconds", (("database", database),))] == success
-    # Not firing right after a success.
-    firing = f'ALERTS{{alertname="LoaderNotSucceeding",alertstate="firing",database="{database}"}}'
-    assert prometheus.query(firing) == []
 
     # The audit pushes its own group, and prints JSON with --format json.
     audited = harness.run_cli(*metrics, "--format", "json", command="audit")
