@@ -25,9 +25,9 @@ from rich.console import Console
 from rich.progress import Progress
 
 from loader.config import LoaderSettings
-from loader.failure_cause import classify
+from loader.failure_cause import Dependency, Failure, classify
 from loader.failure_chain import exception_chain
-from loader.failure_message import Committed, failure_line, places_of
+from loader.failure_message import Committed, failure_line, places_of, what_to_do
 from loader.failure_trace import log_trace
 from loader.fault_injection import crash_point
 from loader.formats import TableFormat
@@ -57,7 +57,12 @@ from loader.reading.kafka_metadata import (
     topic_ids,
     watermarks,
 )
-from loader.reading.registry_client import RegistryClient, RegistryUnavailable, SubjectSchemas
+from loader.reading.registry_client import (
+    RegistryClient,
+    RegistryRefused,
+    RegistryUnavailable,
+    SubjectSchemas,
+)
 from loader.report import (
     EXIT_BAD_RECORDS,
     EXIT_FAILED,
@@ -188,7 +193,7 @@ def _run_once(
     try:
         _load(settings, spark, store, report, console)
     except REFUSALS as exc:
-        report.error = str(exc)
+        report.error = str(exc) + _unanswered_advice(exc)
     except StopRequested as exc:  # before the commit point: nothing of this run stays
         store.delete(store.path(f"staging/{report.run_id}"))
         report.error = (
@@ -211,6 +216,18 @@ def _run_once(
         report.error = _failed_topics_line(report, settings)
     report.exit_code = _exit_code(report, settings)
     return report
+
+
+def _unanswered_advice(exc: Exception) -> str:
+    """For Kafka or a registry that did not answer (their messages name them and their address): what was
+    committed and what to do. A refusal's message says what to check already."""
+    if isinstance(exc, KafkaUnavailable):
+        dependency = Dependency.KAFKA
+    elif isinstance(exc, RegistryUnavailable) and not isinstance(exc, RegistryRefused):
+        dependency = Dependency.REGISTRY
+    else:
+        return ""
+    return f"; {Committed().describe()}; {what_to_do(Failure(dependency, 'did not answer', str(exc)))}"
 
 
 def _stopped(exc: Exception, settings: LoaderSettings, committed: Committed) -> tuple[str, int]:

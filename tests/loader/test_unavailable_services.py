@@ -27,6 +27,10 @@ def test_unreachable_broker(harness: Harness, spark: SparkSession) -> None:
     assert report.exit_code == EXIT_FAILED
     assert report.error is not None
     assert report.error.startswith(f"could not list topics from 127.0.0.1:{port}")
+    assert report.error.endswith(
+        "; nothing was committed, no offset moved; check that the brokers run and answer from this host, "
+        "then run again"
+    )
     assert report.topics == []
     assert commits(harness) == []
 
@@ -39,6 +43,7 @@ def test_unreachable_registry_then_recovery(harness: Harness, spark: SparkSessio
     assert down.exit_code == EXIT_FAILED
     assert down.error is not None
     assert down.error.startswith(f"schema registry at http://127.0.0.1:{port} did not answer")
+    assert down.error.endswith("; check that the registry runs and answers from this host, then run again")
     assert commits(harness) == []
 
     back = harness.run(spark)  # the registry answers again: everything loads, nothing was skipped
