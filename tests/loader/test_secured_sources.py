@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -231,7 +232,9 @@ registry_properties = "{registry_properties}"
     assert f"Kafka SASL_SSL SCRAM-SHA-512 as 'loader' (<secret from file {password_file}>)" in shown
     assert f"registry HTTP Basic as 'loader' (<secret from file {registry_properties}>)" in shown
     cells = [cell.strip() for cell in row.split("│") if cell.strip()]
-    assert cells[2:] == ["2", str(len(RECORDS)), str(len(RECORDS)), "0"]  # partitions, saved, end, lag
+    # partitions, saved, end, lag, then the table's valid-through (a UTC time)
+    assert cells[2:6] == ["2", str(len(RECORDS)), str(len(RECORDS)), "0"]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", cells[6]), cells
 
     assert list(events.iterdir()), "Spark wrote no event log"
     for secret in (kafka_password, REGISTRY_PASSWORD):
