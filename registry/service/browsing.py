@@ -29,7 +29,7 @@ from registry.service.contract_diff import ContractChange, contract_changes
 from registry.service.contract_view import ConfigItem, ContractView, contract_view, subject_config
 from registry.service.field_tree import TreeRow, field_tree
 from registry.service.requests import LATEST, validate_subject
-from registry.service.search import Hit, schema_hits
+from registry.service.search import Digest, Hit, digest_hits, mentions, searchable
 from registry.service.version_summary import version_summaries
 
 if TYPE_CHECKING:
@@ -161,30 +161,40 @@ class SchemaPage:
 
 def subject_list(registry: Registry, query: SubjectQuery) -> SubjectListPage:
     offset = (query.page - 1) * PAGE_SIZE
-    hits: dict[str, tuple[Hit, ...]] = {}
+    found: dict[str, int] = {}
+    digests: dict[int, Digest] = {}
     if query.text and not query.prefix_only:
-        for name, text in registry.latest_schemas_containing(query.text):
-            found = schema_hits(text, query.text)
-            if found:
-                hits[name] = tuple(found)
+        candidates = registry.latest_schemas_containing(query.text)
+        digests = _digests(registry, [schema_id for _, schema_id in candidates])
+        found = {name: sid for name, sid in candidates if mentions(digests.get(sid, ""), query.text)}
     listing = registry.subject_summaries(
         query.text,
         query.prefix_only,
         query.include_deleted,
         offset,
         PAGE_SIZE,
-        also=hits,
+        also=found,
         level=query.level or None,
         mode=query.mode or None,
         sort=query.sort,
     )
-    shown = {s.name for s in listing.subjects}
-    return SubjectListPage(
-        query,
-        listing,
-        max(1, math.ceil(listing.total / PAGE_SIZE)),
-        {name: found for name, found in hits.items() if name in shown},
-    )
+    hits = {  # where each subject shown matched
+        s.name: tuple(digest_hits(digests[found[s.name]], query.text))
+        for s in listing.subjects
+        if s.name in found
+    }
+    return SubjectListPage(query, listing, max(1, math.ceil(listing.total / PAGE_SIZE)), hits)
+
+
+def _digests(registry: Registry, schema_ids: list[int]) -> dict[int, Digest]:
+    """Search digests by schema id, made once per schema id and process (ids never change content)."""
+    cache = registry.search_cache
+    out = {sid: digest for sid in schema_ids if (digest := cache.get(sid)) is not None}
+    missing = [sid for sid in schema_ids if sid not in out]
+    for sid, stored in (registry.schemas_by_id(missing) if missing else {}).items():
+        out[sid] = searchable(stored.schema)
+        cache.put(sid, out[sid])
+    return out
 
 
 def subject_page(registry: Registry, subject: str, version: int = LATEST) -> SubjectPage:

@@ -69,21 +69,52 @@ def _walk(schema: Any, namespace: str | None, path: str) -> Iterator[tuple[str, 
         yield from _walk(kind, namespace, path)
 
 
-def schema_hits(schema_text: str, wanted: str, limit: int = MAX_HITS) -> list[Hit]:
-    """Up to ``limit`` places in the schema whose name, namespace, symbol or doc holds ``wanted``."""
-    needle = wanted.strip().lower()
-    if not needle:
-        return []
+@dataclass(frozen=True)
+class Digest:
+    """A schema's searchable strings: ``text`` (all of them, lower-cased, one per line) for the quick
+    test, ``entries`` (kind, where, lower-cased text) to say where a match is."""
+
+    text: str
+    entries: tuple[tuple[str, str, str], ...]
+
+
+def searchable(schema_text: str) -> Digest:
+    """The schema's names, namespaces, symbols and docs: what a search looks in, small enough to keep per
+    schema id so that a repeated search reads no JSON."""
     try:
         schema = json.loads(schema_text)
     except ValueError:
-        return []
+        return Digest("", ())
+    entries = tuple((kind, where, text.lower()) for kind, where, text in _walk(schema, None, ""))
+    return Digest("\n".join(text for _, _, text in entries), entries)
+
+
+def _needle(wanted: str) -> str:
+    needle = wanted.strip().lower()
+    return "" if "\n" in needle else needle
+
+
+def mentions(digest: Digest, wanted: str) -> bool:
+    """Whether one name, namespace, symbol or doc of the digest's schema holds ``wanted``."""
+    needle = _needle(wanted)
+    return bool(needle) and needle in digest.text
+
+
+def digest_hits(digest: Digest, wanted: str, limit: int = MAX_HITS) -> list[Hit]:
+    """Up to ``limit`` places whose name, namespace, symbol or doc holds ``wanted``, in schema order."""
+    needle = _needle(wanted)
     hits: list[Hit] = []
-    for kind, where, text in _walk(schema, None, ""):
-        if needle in text.lower():
-            hit = Hit(kind, where)
-            if hit not in hits:
-                hits.append(hit)
+    if not needle:
+        return hits
+    for kind, where, text in digest.entries:
+        hit = Hit(kind, where)
+        if needle in text and hit not in hits:
+            hits.append(hit)
             if len(hits) >= limit:
                 break
     return hits
+
+
+def schema_hits(schema_text: str, wanted: str, limit: int = MAX_HITS) -> list[Hit]:
+    """Up to ``limit`` places in the schema whose name, namespace, symbol or doc holds ``wanted``."""
+    return digest_hits(searchable(schema_text), wanted, limit)

@@ -121,14 +121,14 @@ class BrowsingMixin:
 
         return self._read(work)
 
-    def latest_schemas_containing(self, text: str) -> list[tuple[str, str]]:
-        """(subject, schema text) of each subject whose newest version is live and holds ``text`` in its
+    def latest_schemas_containing(self, text: str) -> list[tuple[str, int]]:
+        """(subject, schema id) of each subject whose newest version is live and holds ``text`` in its
         schema text (case-insensitively): the candidates of a search in schemas, which the caller then
         narrows. The newest version by the subject's own counter, one indexed join per subject: a search
         stays about as cheap as a name search with thousands of subjects (a subject whose newest version
         is soft- or permanently deleted is found by its name only)."""
         stmt = (
-            select(Subject.name, SchemaRecord.schema_text)
+            select(Subject.name, SchemaRecord.id)
             .join(
                 SubjectVersion,
                 (SubjectVersion.subject_id == Subject.id) & (SubjectVersion.version == Subject.last_version),
@@ -138,13 +138,13 @@ class BrowsingMixin:
             .order_by(Subject.name)
         )
 
-        def work(session: Session) -> list[tuple[str, str]]:
+        def work(session: Session) -> list[tuple[str, int]]:
             # SQLite's LIKE ignores ASCII case by itself; lower() on every schema text would double the
             # scan's time. Elsewhere (PostgreSQL) ILIKE. The caller matches case-insensitively anyway.
             text_column = SchemaRecord.schema_text
             sqlite = session.get_bind().dialect.name == "sqlite"
             holds = (text_column.contains if sqlite else text_column.icontains)(text, autoescape=True)
-            return [(name, body) for name, body in session.execute(stmt.where(holds))]
+            return [(name, schema_id) for name, schema_id in session.execute(stmt.where(holds))]
 
         return self._read(work)
 

@@ -22,6 +22,7 @@ from registry.service import errors
 from registry.service import schemas as schema_logic
 from registry.service.contracts import has_properties
 from registry.service.requests import LATEST, SchemaRequest
+from registry.service.search import Digest
 from registry.storage import queries as q
 from registry.storage.browsing import BrowsingMixin
 from registry.storage.cache import LRUCache
@@ -48,6 +49,8 @@ class Registry(RegistrationMixin, SettingsMixin, BrowsingMixin):
         self.registered_cache: LRUCache[tuple[Stamp, Registered]] = LRUCache(cache_size)
         #: The page's one-line change summaries by (older schema id, newer schema id).
         self.summary_cache: LRUCache[str] = LRUCache(cache_size)
+        #: The page's search digests (names, namespaces, symbols, docs) by schema id.
+        self.search_cache: LRUCache[Digest] = LRUCache(cache_size)
         #: Told of each registration that created a version, once its transaction has committed (metrics).
         self.on_registered: Callable[[str, Registered], None] | None = None
 

@@ -11,7 +11,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from registry.service.contract_diff import ContractChange
-from registry.service.search import Hit, schema_hits
+from registry.service.search import Hit, mentions, schema_hits, searchable
 from registry.service.version_summary import FieldChange, field_changes, summary_line
 from tests.registry.ui.helpers import SUBJECT, api, page_view, register
 from tests.registry.ui.test_pages import html, rows
@@ -169,3 +169,12 @@ def test_static_files_carry_their_hash_and_are_cached_for_a_year(client: FlaskCl
     assert "max-age=31536000" in policy and "immutable" in policy and "no-cache" not in policy
     stale = client.get(f"/ui/static/{asset}?v=000000000000")
     assert "no-cache" in stale.headers["Cache-Control"], "an old hash is revalidated"
+
+
+def test_a_search_digest_holds_names_namespaces_symbols_and_docs_one_per_line() -> None:
+    digest = searchable(json.dumps(CARD))
+    assert mentions(digest, "Card_Last4") and mentions(digest, "never the number")
+    assert mentions(digest, "settled") and mentions(digest, "acme.billing")
+    assert not mentions(digest, "string") and not mentions(digest, "")
+    assert not mentions(digest, "payment.\nid"), "one name or doc at a time"
+    assert searchable("not json").text == ""
