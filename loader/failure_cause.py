@@ -108,6 +108,15 @@ def classify(chain: Sequence[Link], places: Places) -> Failure | None:
     return Failure(dependency, cause, _detail(link), path)
 
 
+def shared_by_every_topic(failure: Failure) -> bool:
+    """Whether the failure is one every topic of the run meets alike (a service gone, a full or read-only
+    file system), not one of a topic's own table or files: trying topics again one by one only waits for
+    it again."""
+    if failure.dependency in (Dependency.KAFKA, Dependency.REGISTRY, Dependency.METASTORE):
+        return True
+    return failure.cause in ("no space left on device", "read-only file system")
+
+
 def _cause(chain: Sequence[Link]) -> tuple[str, Link] | None:
     for link in reversed(chain):
         short = link.kind.rsplit(".", 1)[-1]

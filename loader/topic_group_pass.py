@@ -21,6 +21,8 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
+from loader.failure_cause import classify, shared_by_every_topic
+from loader.failure_chain import exception_chain
 from loader.fault_injection import crash_point
 from loader.formats import GROUP_MEMBER, GROUP_TIMESTAMP, group_rows_column
 from loader.planning.commit_protocol import StagedTable
@@ -74,8 +76,16 @@ def load_group(run: RunContext, group: list[TopicWork], reports: dict[str, Topic
     started = time.monotonic()
     try:
         staged = _load(run, group, reports)
-    except Exception:  # the query itself failed: each topic on its own finds whose trouble it is
-        staged = [s for w in group if reports[w.topic].status != "failed" for s in _alone(run, w, reports)]
+    except Exception as exc:  # the query itself failed: each topic on its own finds whose trouble it is,
+        failure = classify(exception_chain(exc), run.places)
+        if failure is not None and shared_by_every_topic(failure):  # unless all of them meet it alike
+            for work in group:
+                if reports[work.topic].status != "failed":
+                    mark_failed(reports[work.topic], work.topic, exc, run.places)
+            staged = []
+        else:
+            left = [w for w in group if reports[w.topic].status != "failed"]
+            staged = [s for w in left for s in _alone(run, w, reports)]
     seconds = round(time.monotonic() - started, 2)
     for work in group:
         reports[work.topic].seconds = max(reports[work.topic].seconds, seconds)
@@ -104,7 +114,7 @@ def _load(run: RunContext, group: list[TopicWork], reports: dict[str, TopicRepor
             assert isinstance(row_schema, StructType)
             state, shape = ready_table(run, work.table, _values(work), row_schema)
         except Exception as exc:  # the topic's own trouble, as in its own pass
-            mark_failed(reports[work.topic], work.topic, exc)
+            mark_failed(reports[work.topic], work.topic, exc, run.places)
             continue
         describe_tables(reports[work.topic], [(work.table, state)], multi=False)
         good = f"{_of(i)} AND {is_good_sql(work.skip_tombstones, decodings[i].names.bad_reason)}"
