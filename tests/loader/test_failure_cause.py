@@ -11,7 +11,7 @@ import socket
 import pytest
 import requests
 
-from loader.failure_cause import Dependency, Failure, Places, classify
+from loader.failure_cause import Dependency, Failure, Places, classify, shared_by_every_topic
 from loader.failure_chain import Link, exception_chain, named_in
 from loader.failure_message import Committed, failure_line
 from loader.planning.commit_protocol import CompletionPending, DamagedStateFile
@@ -230,3 +230,10 @@ def test_a_damaged_manifest_s_line_says_which_file_to_restore_with_its_crc() -> 
 
 def test_completion_pending_counts_what_is_left_to_register() -> None:
     assert str(CompletionPending(7, 3)) == "commit 7 is not complete: 3 partition(s) not yet registered"
+
+
+def test_a_service_gone_or_a_full_disk_is_every_topic_s_and_a_table_s_own_file_is_not() -> None:
+    assert shared_by_every_topic(Failure(Dependency.KAFKA, "timed out", "TimeoutException"))
+    assert shared_by_every_topic(Failure(Dependency.WAREHOUSE, "no space left on device", "IOException"))
+    own = Failure(Dependency.WAREHOUSE, "permission denied", "AccessControlException")
+    assert not shared_by_every_topic(own)
