@@ -150,6 +150,11 @@ def main() -> None:
             ("subject list, substring search", [f"/ui/?q=topic-{i % 100:02d}" for i in range(rounds)]),
             ("subject list, soft-deleted shown", ["/ui/?deleted=on"] * rounds),
             (
+                "subject list, search in schemas (a field of every subject)",
+                [f"/ui/?q=added_{2 + i % (args.versions - 1)}" for i in range(rounds)],
+            ),
+            ("subject list, filtered by level, newest first", ["/ui/?level=BACKWARD&sort=recent"] * rounds),
+            (
                 f"subject page, first view ({args.versions} versions)",
                 [f"/ui/subjects/{name(i)}" for i in range(rounds)],
             ),

@@ -176,6 +176,8 @@ def test_the_check_with_references_answers_what_the_api_answers(
     page.goto(server.url + "/ui/check?subject=customers-value")
     expect(page.locator("input[name=ref_name]").first).to_have_value("com.example.common.Address")
     expect(page.locator("input[name=ref_subject]").first).to_have_value("common-address")
+    lines = len(json.dumps(customer(), indent=2).splitlines())
+    expect(page.locator("#schema-gutter")).to_have_text("\n".join(str(n) for n in range(1, lines + 1)))
     for email, verdict in (("int", False), ("string", True)):
         page.locator("textarea[name=schema]").fill(json.dumps(customer(email), indent=2))
         page.get_by_role("button", name="Check").click()
