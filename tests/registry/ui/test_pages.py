@@ -117,8 +117,13 @@ def test_a_subject_lists_every_version_with_its_id_date_and_state(
     versions = rows(html(client, f"/ui/subjects/{SUBJECT}"), "versions")
     assert [row[:2] + row[3:] for row in versions] == [
         ["1", str(three_versions[0]), "live", "first version", "soft-delete…"],
-        ["2", str(three_versions[1]), "soft-deleted", "+1 field (referrer), 1 type changed, 1 doc changed",
-         "diff with previous delete permanently…"],
+        [
+            "2",
+            str(three_versions[1]),
+            "soft-deleted",
+            "+1 field (referrer), 1 type changed, 1 doc changed",
+            "diff with previous delete permanently…",
+        ],
         ["3", str(three_versions[2]), "live", "+1 field (country)", "diff with previous soft-delete…"],
     ]
 
