@@ -112,11 +112,13 @@ def test_a_second_signal_stops_the_run_at_once(cli_harness: Harness, tmp_path: P
     try:
         wait_for_staged_files(cli_harness, run)
         run.send_signal(signal.SIGTERM)
-        run.send_signal(signal.SIGINT)  # the second: at once, with the second signal's status
+        run.send_signal(signal.SIGINT)  # the second: at once
         out, err = run.communicate(timeout=30)
     finally:
         run.kill()
-    assert run.returncode == EXIT_SIGNALLED + signal.SIGINT, err[-3000:]
+    # Both arrive before Python runs its handlers, which it runs in signal number order: the status is
+    # the one of whichever it handled second.
+    assert run.returncode in (EXIT_SIGNALLED + signal.SIGINT, EXIT_SIGNALLED + signal.SIGTERM), err[-3000:]
     assert "stopped by" not in out  # no report: it did not wait for the safe point
     assert_left_nothing(cli_harness, temporary)
 
