@@ -35,10 +35,10 @@ def ended_pid() -> int:
 
 
 def _needs_iceberg(item: pytest.Item) -> bool:
-    """A test of Iceberg tables: in an Iceberg module, or run with `table_format` iceberg."""
+    """A test of Iceberg tables: in an Iceberg module, or parametrized (itself or a fixture) with iceberg."""
     params = getattr(getattr(item, "callspec", None), "params", {})
     in_module = item.module is not None and "iceberg" in item.module.__name__
-    return in_module or params.get("table_format") == "iceberg"
+    return in_module or "iceberg" in params.values()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
