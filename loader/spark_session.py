@@ -128,11 +128,11 @@ def iceberg_jars(jars_dir: Path | None = None) -> list[str]:
     return sorted(str(jar.resolve()) for jar in complete[-1].parent.glob("*.jar"))
 
 
-# The loader's own JVM classes (loader/jvm, compiled by scripts/fetch-jars), a jar named by their hash.
+# The loader's JVM module (jvm/tableloader, built by scripts/build-loader-jar), a jar named by its hash.
 LOADER_JAR = "tableloader-"
 LOADER_PACKAGE = "tableloader"
 # Hadoop's local file system with permissions set through Java, not a `chmod` process per file and
-# directory (see loader/jvm): for `file:` paths of a local Spark, whose warehouse is on local disk.
+# directory (see jvm/tableloader): for `file:` paths of a local Spark, whose warehouse is on local disk.
 LOCAL_FILE_SYSTEM = f"{LOADER_PACKAGE}.LocalFileSystemWithJavaPermissions"
 DRIVER_CLASS_PATH = "spark.driver.extraClassPath"
 LOOPBACK = "127.0.0.1"
@@ -434,7 +434,7 @@ def local_file_system_conf(
 
 
 def loader_class(spark: SparkSession, name: str) -> JavaClass | None:
-    """One of the loader's own JVM classes (`tableloader.<name>`, loader/jvm); None when the loader's jar
+    """One of the loader's own JVM classes (`tableloader.<name>`, jvm/tableloader); None when the loader's jar
     is not on the driver's class path (its jar comes with the connectors)."""
     found = getattr(getattr(spark._jvm, LOADER_PACKAGE), name)
     return found if isinstance(found, JavaClass) else None
