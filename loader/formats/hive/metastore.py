@@ -22,20 +22,35 @@ def table_location(spark: SparkSession, qualified_name: str) -> str:
 
 
 def add_partitions(spark: SparkSession, qualified_name: str, partitions: list[dict[str, str]]) -> None:
-    """Registers partitions in the metastore, all of a table's in one statement (those that exist already
-    are left as they are), each at `<table location>/<column>=<value>/...`. By SQL, which is the same on
-    every Spark line; Spark adds them in batches of `spark.sql.addPartitionInBatch.size` (100) per
-    metastore request. Readers in this session see the partitions after `forget_cached_tables`."""
+    """Registers partitions in the metastore, all of a table's at once (those that exist already are left
+    as they are), each at `<table location>/<column>=<value>/...`: in one request to the external
+    catalog where this Spark line's partition class takes the arguments the loader gives it
+    (`loader.spark_internals.create_partitions`), else by SQL, the same on every line. Readers in this
+    session see the partitions after `forget_cached_tables`."""
     if not partitions:
         return
     database, _, table = qualified_name.partition(".")
     location = internals.table_location(spark, database, table).rstrip("/")
+    placed = [(spec, f"{location}/{_directory(spec)}") for spec in partitions]
+    if not internals.create_partitions(spark, database, table, placed):
+        add_partitions_by_sql(spark, database, table, placed)
+
+
+def add_partitions_by_sql(
+    spark: SparkSession, database: str, table: str, placed: list[tuple[dict[str, str], str]]
+) -> None:
+    """`ALTER TABLE ... ADD IF NOT EXISTS PARTITION (...) LOCATION '...'` for every (spec, location): the
+    public way, which parses, analyses and refreshes the table (Spark adds the partitions in batches of
+    `spark.sql.addPartitionInBatch.size`); a few times the metastore request's cost per table."""
     clauses = []
-    for spec in partitions:
+    for spec, where in placed:
         values = ", ".join(f"{identifier(key)} = {string_literal(value)}" for key, value in spec.items())
-        directory = "/".join(f"{key}={value}" for key, value in spec.items())
-        clauses.append(f"PARTITION ({values}) LOCATION {string_literal(f'{location}/{directory}')}")
+        clauses.append(f"PARTITION ({values}) LOCATION {string_literal(where)}")
     spark.sql(f"ALTER TABLE {identifier(database)}.{identifier(table)} ADD IF NOT EXISTS {' '.join(clauses)}")
+
+
+def _directory(spec: dict[str, str]) -> str:
+    return "/".join(f"{key}={value}" for key, value in spec.items())
 
 
 def partition_location(spark: SparkSession, qualified_name: str, spec: dict[str, str]) -> str | None:
