@@ -107,8 +107,15 @@ def test_a_driver_jvm_finds_the_most_used_jars_first_and_the_runs_jars_in_its_ow
 
 
 # Classes that jars of the run and Spark's jars both carry, and that no run loads: Spark's build stub,
-# and JetBrains' source annotations, which Iceberg's runtime carries in a version of its own.
-SHARED_AND_NEVER_LOADED = ("org/apache/spark/unused/", "org/jetbrains/annotations/", "org/intellij/lang/")
+# JetBrains' source annotations, which Iceberg's runtime carries in a version of its own, and JTS, the
+# geometry library that Iceberg's runtime (1.11 on) and Spark (4.1 on) each carry for geometry types and
+# functions, which no Avro type maps to and no run calls.
+SHARED_AND_NEVER_LOADED = (
+    "org/apache/spark/unused/",
+    "org/jetbrains/annotations/",
+    "org/intellij/lang/",
+    "org/locationtech/jts/",
+)
 
 
 def test_no_class_of_the_runs_jars_is_one_of_sparks_so_none_changes_its_origin() -> None:
