@@ -29,7 +29,7 @@ from loader.schema.naming import table_name
 from loader.spark_session import connector_jars, iceberg_jars
 from tests.fixtures.cluster import PORT_NAMES, Cluster, parse_env_lines
 from tests.fixtures.kafka import KafkaBroker
-from tests.fixtures.ports import FIRST_PORT, PORTS_PER_WORKER, free_port, worker_index
+from tests.fixtures.ports import free_port, this_workers_block
 from tests.loader.harness import REPO_ROOT, Harness, record_schema
 from tests.loader.test_many_tables_writer import group_rows
 
@@ -137,8 +137,7 @@ def test_the_cluster_listens_on_the_test_workers_own_ports(cluster: Cluster) -> 
     given = {name: port for name, port in cluster.env.items() if name in chosen}
     assert len(chosen) == len(PORT_NAMES)
     assert chosen == given
-    worker = worker_index(os.environ.get("PYTEST_XDIST_WORKER"))
-    block = range(FIRST_PORT + worker * PORTS_PER_WORKER, FIRST_PORT + (worker + 1) * PORTS_PER_WORKER)
+    block = this_workers_block()
     assert all(int(port) in block for port in chosen.values())
     assert cluster.spark_master.endswith(f":{chosen['CLUSTER_SPARK_PORT']}")
     assert cluster.metastore_uri.endswith(f":{chosen['CLUSTER_METASTORE_PORT']}")
