@@ -1,5 +1,5 @@
 """Py4J answers of growing size, with Nagle's algorithm on (Py4J's default) and off (the loader's,
-`loader.jvm_calls`): `python benchmarks/jvm_calls_bench.py [--rounds 20]`.
+`loader.runtime.jvm_calls`): `python benchmarks/jvm_calls_bench.py [--rounds 20]`.
 
 One driver JVM: each size is asked for from a Python thread of its own, so from a connection of its
 own, first before the loader's listener is installed (Py4J's default), then after it (the option
@@ -23,8 +23,8 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from loader.jvm_calls import answer_without_delay
-from loader.spark_session import SparkSettings, build_spark_session
+from loader.runtime.jvm_calls import answer_without_delay
+from loader.runtime.spark_session import SparkSettings, build_spark_session
 
 SIZES = (1_000, 8_000, 16_000, 64_000, 256_000)
 

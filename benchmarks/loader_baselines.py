@@ -133,7 +133,7 @@ def main() -> None:
     sys.path.insert(0, str(REPO_ROOT))
     from pyspark.sql import SparkSession
 
-    from loader.spark_session import connector_jars
+    from loader.runtime.spark_session import connector_jars
 
     spark = (
         SparkSession.builder.master("local[2]")  # as `loader run` without a master

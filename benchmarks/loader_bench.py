@@ -193,7 +193,7 @@ class Bench:
     def submit_to_cluster(self, cluster: dict[str, str], database: str, include: str, expected: int) -> float:
         """`loader run` submitted to a standalone cluster as docs/loader.md ("On a cluster") shows it, from
         a scratch directory (Spark 4.0's driver leaves `artifacts/` where it starts): its seconds."""
-        from loader.spark_session import connector_jars
+        from loader.runtime.spark_session import connector_jars
 
         connectors = connector_jars()
         report = self.workdir / f"report-{database}.json"

@@ -51,8 +51,8 @@ from loader.reading.avro_decoder import avro_column
 from loader.reading.decoding import decode, good_rows, read_framed, table_columns
 from loader.reading.registry_client import RegistryClient, SubjectSchemas
 from loader.reading.topic_read import read_ranges
+from loader.runtime.spark_session import SparkSettings, build_spark_session
 from loader.schema.partitioning import partition_values
-from loader.spark_session import SparkSettings, build_spark_session
 
 JAVA_SOURCES = Path(__file__).resolve().parent / "jvm"
 PARTITIONS = ["dt", "hour"]

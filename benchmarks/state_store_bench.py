@@ -5,7 +5,7 @@ Writes the manifest a run over `--topics` small topics commits (one partition, o
 partition each: the offsets, files, topic ids and table schemas it records) into a temporary state
 directory, and times `StateStore.read_text`, which every run calls on the latest manifest, against the
 reader it replaced (a JVM call per line), side by side in one Spark session, best of `--rounds`. The
-session's Py4J answers are sent as the loader's session sends them (`loader.jvm_calls`).
+session's Py4J answers are sent as the loader's session sends them (`loader.runtime.jvm_calls`).
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from loader.jvm_calls import answer_without_delay
 from loader.planning.commit_protocol import Manifest, StagedTable
 from loader.planning.state_store import StateStore
-from loader.spark_session import SparkSettings, build_spark_session
+from loader.runtime.jvm_calls import answer_without_delay
+from loader.runtime.spark_session import SparkSettings, build_spark_session
 
 
 def manifest(topics: int) -> Manifest:

@@ -234,15 +234,15 @@ def run(config: Path | None, report_json: Path | None, debug: bool, **flags: Any
     from loader.observability.logs import run_console
 
     console = run_console(settings.log_format)
-    from loader.spark_session import legacy_metastore_notice
+    from loader.runtime.spark_session import legacy_metastore_notice
 
     if not settings.metastore_uri and (notice := legacy_metastore_notice(settings.warehouse)):
         console.print(f"[yellow]note:[/] {notice}")
 
     lock = _local_lock_or_exit(settings, console)
     from loader import job
-    from loader.driver_scratch import remove_own
     from loader.run_signals import STOP, ignored_by_children
+    from loader.runtime.driver_scratch import remove_own
 
     STOP.install()  # SIGTERM, SIGINT: stop at the next safe point; a second one: at once
     STOP.before_exit_now(remove_own)

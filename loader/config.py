@@ -13,9 +13,9 @@ from typing import Any, Literal
 from loader.operations.compaction_plan import CompactionPolicy
 from loader.reading.kafka_security import KafkaSecurity
 from loader.reading.security_settings import CONFIG_KEYS as SECURITY_KEYS
+from loader.runtime.spark_session import DRIVER_JIT, ICEBERG_CATALOGS, installed_spark_version
+from loader.runtime.spark_versions import iceberg_refusal
 from loader.schema.partitioning import Granularity
-from loader.spark_session import DRIVER_JIT, ICEBERG_CATALOGS, installed_spark_version
-from loader.spark_versions import iceberg_refusal
 from registry.client_settings import RegistryClientSettings
 
 LOG_FORMATS = ("text", "json")
@@ -55,7 +55,8 @@ class LoaderSettings:
     # compiles with C1 alone, which a run over many small topics gains by; full is the JVM's default.
     driver_jit: Literal["quick", "full"] = "quick"
     # A local directory where the driver JVM's class archive is kept between runs, so that each run's JVM
-    # maps its classes instead of loading them from the jars (see loader.driver_class_archive). None: off.
+    # maps its classes instead of loading them from the jars (see loader.runtime.driver_class_archive).
+    # None: off.
     driver_class_archive_dir: str | None = None
     # How long Kafka and the registry may take to answer a question, a topic's read included (see
     # loader.reading.topic_read.read_timeouts): a broker that goes away ends the run about this long after.
@@ -133,7 +134,7 @@ class LoaderSettings:
         self.kafka_security.validate()
         self.registry_access.session(self.registry_url, self.kafka_security.sasl_login)  # checks its files
         # Local paths are made absolute against the directory the loader was started from: Spark's JVM
-        # runs elsewhere (see `loader.spark_session`) and would read a relative path against its own.
+        # runs elsewhere (see `loader.runtime.spark_session`) and would read a relative path against its own.
         state_dir = absolute_if_local(self.state_dir) if self.state_dir else None
         archive_dir = self.driver_class_archive_dir
         if archive_dir and is_uri(archive_dir):

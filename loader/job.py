@@ -37,7 +37,6 @@ from loader.formats.hive.table_catalog import TableCatalog
 from loader.formats.hive.table_properties import record_valid_through
 from loader.formats.iceberg import IcebergFormat
 from loader.formats.one_format import MixedTableFormats, raise_mixed_formats
-from loader.jvm_calls import answer_without_delay
 from loader.observability.freshness import timestamp_text, valid_through
 from loader.observability.phases import PhaseClock
 from loader.operations.audit import TopicRecord, audit_path, audit_record
@@ -73,8 +72,8 @@ from loader.report import (
     TopicReport,
 )
 from loader.run_signals import STOP, StopRequested
-from loader.schema.naming import table_names
-from loader.spark_session import (
+from loader.runtime.jvm_calls import answer_without_delay
+from loader.runtime.spark_session import (
     DRIVER_JIT,
     SparkSettings,
     build_spark_session,
@@ -83,6 +82,7 @@ from loader.spark_session import (
     iceberg_jars,
     interpreted_session,
 )
+from loader.schema.naming import table_names
 from loader.topic_group_pass import load_group
 from loader.topic_pass import QUARANTINE_TABLE, RunContext, TopicWork, load_topic
 from loader.warehouse_layout import (

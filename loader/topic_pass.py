@@ -108,7 +108,7 @@ class RunContext:
     tables: TableFormat
     registry: RegistryClient
     lookup: SchemaLookup
-    # The session of queries over many small topics (`loader.spark_session.interpreted_session`).
+    # The session of queries over many small topics (`loader.runtime.spark_session.interpreted_session`).
     small_topics_spark: SparkSession
     # Table -> what loads into it ("topic t" or "topic t, event type n"): two owners would mix records.
     claims: dict[str, str] = field(default_factory=dict)

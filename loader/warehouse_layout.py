@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 from pyspark.sql import SparkSession
 
-from loader import spark_internals as internals
 from loader.planning.state_store import StateStore
+from loader.runtime import spark_internals as internals
 
 
 class WarehouseMismatch(RuntimeError):

@@ -2,10 +2,10 @@
 # Paths are relative to the repository root so that a fresh clone works wherever it lives.
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-# The Spark line (minor version) an environment is for, from loader/spark_versions.py: the default line's
+# The Spark line (minor version) an environment is for, from loader/runtime/spark_versions.py: the default line's
 # environment is .venv, another line's .venv-spark-<line> (scripts/setup and scripts/test take --spark,
 # which sets PIPELINE_SPARK; VENV names an environment outright).
-DEFAULT_SPARK_LINE="$(python3 "$REPO_ROOT/loader/spark_versions.py" default)"
+DEFAULT_SPARK_LINE="$(python3 "$REPO_ROOT/loader/runtime/spark_versions.py" default)"
 SPARK_LINE="${PIPELINE_SPARK:-$DEFAULT_SPARK_LINE}"
 if [ -z "${VENV:-}" ]; then
   if [ "$SPARK_LINE" = "$DEFAULT_SPARK_LINE" ]; then
@@ -151,7 +151,7 @@ maven_copy() {
 fetch_spark_connectors() {
   local scala="$1" version="$2" target="$3" candidate
   [ -f "$target/.complete" ] && return 0
-  for candidate in $(python3 "$REPO_ROOT/loader/spark_versions.py" connectors "$version"); do
+  for candidate in $(python3 "$REPO_ROOT/loader/runtime/spark_versions.py" connectors "$version"); do
     if maven_copy spark-connectors "$target" -Dspark.version="$candidate" -Dscala.binary.version="$scala" 2>/dev/null; then
       return 0
     fi

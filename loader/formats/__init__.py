@@ -16,8 +16,8 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
-from loader import spark_internals as internals
 from loader.planning.commit_protocol import StagedTable
+from loader.runtime import spark_internals as internals
 from loader.schema.table_evolution import TableState
 
 

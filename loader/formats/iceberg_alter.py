@@ -7,8 +7,8 @@ from __future__ import annotations
 from pyspark.sql import SparkSession
 from pyspark.sql.types import DataType
 
-from loader import spark_internals as internals
 from loader.formats.iceberg_schema import AddColumn, WidenColumn, iceberg_name
+from loader.runtime import spark_internals as internals
 from loader.schema.alias_renames import Rename
 from loader.schema.column_defaults import Default
 

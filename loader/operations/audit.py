@@ -25,7 +25,7 @@ from rich.table import Table
 
 from loader.config import LoaderSettings
 from loader.planning.state_store import StateStore
-from loader.spark_errors import first_line
+from loader.runtime.spark_errors import first_line
 from loader.warehouse_layout import check_layout
 
 WINDOW_MINUTES = 10

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pyspark.sql import Observation, SparkSession
 from pyspark.sql import functions as F
 
-from loader import spark_internals as internals
 from loader.formats.hive.metastore import RELOCATED_PROPERTY, partition_location
 from loader.operations.compaction_plan import DataFile, PartitionListing
 from loader.planning.state_store import StateStore
+from loader.runtime import spark_internals as internals
 
 
 @dataclass(frozen=True)

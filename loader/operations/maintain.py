@@ -47,8 +47,8 @@ from loader.operations.relocation_record import Relocation, RelocationLog
 from loader.planning.commit_protocol import CommitLog
 from loader.planning.state_store import StateStore
 from loader.report import EXIT_FAILED, EXIT_LOCKED
-from loader.spark_errors import first_line
-from loader.spark_session import forget_cached_tables
+from loader.runtime.spark_errors import first_line
+from loader.runtime.spark_session import forget_cached_tables
 from loader.warehouse_layout import MetastoreUnavailable, WarehouseMismatch, check_layout
 
 COMPACTED_DIR = "_compacted"  # under a table's directory; `_` keeps it out of every reader's listing

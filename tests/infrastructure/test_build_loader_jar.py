@@ -1,6 +1,7 @@
 """scripts/build-loader-jar: the loader's JVM module built for the installed pyspark into the jar cache
-(`loader-<pyspark version>/tableloader-<hash>.jar`, where `loader.spark_session` looks), built again only
-when the module changed, and a build that fails leaving no jar and a warning, never a failed setup."""
+(`loader-<pyspark version>/tableloader-<hash>.jar`, where `loader.runtime.spark_session` looks), built
+again only when the module changed, and a build that fails leaving no jar and a warning, never a failed
+setup."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ from tests.fixtures.hive_metastore import HiveMetastore
 pytestmark = pytest.mark.integration
 
 SESSION = """
-from loader.spark_session import SparkSettings, build_spark_session
+from loader.runtime.spark_session import SparkSettings, build_spark_session
 spark = build_spark_session(SparkSettings(
     warehouse_dir={warehouse!r}, metastore_uri={uri!r}, master="local[1]",
     extra_conf={{"spark.ui.enabled": "false"}},

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from loader.spark_session import installed_spark_version
-from loader.spark_versions import iceberg_refusal
+from loader.runtime.spark_session import installed_spark_version
+from loader.runtime.spark_versions import iceberg_refusal
 from tests.fixtures.kafka import KafkaBroker
 from tests.loader.harness import Harness
 

@@ -187,7 +187,9 @@ class Harness:
             f"""
             import json
             from pathlib import Path
-            from loader.spark_session import SparkSettings, build_spark_session, iceberg_conf, iceberg_jars
+            from loader.runtime.spark_session import (
+                SparkSettings, build_spark_session, iceberg_conf, iceberg_jars,
+            )
             iceberg = {self.table_format == "iceberg"!r}
             conf = iceberg_conf({self.iceberg_catalog!r}, {str(self.warehouse)!r}) if iceberg else {{}}
             jars = tuple(iceberg_jars()) if iceberg else ()

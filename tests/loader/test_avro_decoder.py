@@ -15,7 +15,7 @@ from pyspark.sql import DataFrame, Row, SparkSession
 
 from loader.reading.avro_decoder import avro_column
 from loader.reading.decoding import AvroRead, reader_schema
-from loader.spark_session import interpreted_session
+from loader.runtime.spark_session import interpreted_session
 
 pytestmark = pytest.mark.integration
 

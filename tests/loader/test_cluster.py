@@ -25,8 +25,8 @@ from py4j.protocol import Py4JJavaError
 from pyspark.sql import SparkSession
 
 from loader.formats.hive.many_tables import write_tables
+from loader.runtime.spark_session import connector_jars, iceberg_jars
 from loader.schema.naming import table_name
-from loader.spark_session import connector_jars, iceberg_jars
 from tests.fixtures.cluster import PORT_NAMES, Cluster, parse_env_lines
 from tests.fixtures.kafka import KafkaBroker
 from tests.fixtures.ports import free_port, this_workers_block
@@ -105,7 +105,9 @@ def read_back(cluster: Cluster, table_format: str, body: str) -> str:
     HDFS warehouse, with Iceberg's catalog when the tables are Iceberg's; returns what it printed."""
     code = textwrap.dedent(
         f"""
-        from loader.spark_session import SparkSettings, build_spark_session, iceberg_conf, iceberg_jars
+        from loader.runtime.spark_session import (
+            SparkSettings, build_spark_session, iceberg_conf, iceberg_jars,
+        )
         iceberg = {table_format == "iceberg"!r}
         conf = iceberg_conf("hive", {cluster.warehouse!r}) if iceberg else {{}}
         spark = build_spark_session(SparkSettings(

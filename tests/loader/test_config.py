@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from loader.cli import _settings, main
 from loader.config import LoaderSettings, read_config_file
-from loader.spark_session import iceberg_conf
+from loader.runtime.spark_session import iceberg_conf
 
 
 def test_config_file_section_with_dashed_keys(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from loader.driver_class_archive import (
+from loader.runtime.driver_class_archive import (
     ABANDONED_AFTER_S,
     UNUSED_AFTER_S,
     ClassArchive,
@@ -18,7 +18,7 @@ from loader.driver_class_archive import (
     class_path_directories,
     usable_archive,
 )
-from loader.spark_session import SparkSettings, class_archive_for
+from loader.runtime.spark_session import SparkSettings, class_archive_for
 
 
 def test_the_key_changes_with_any_part_and_only_then() -> None:

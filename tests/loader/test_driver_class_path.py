@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from loader.driver_class_archive import spark_home
-from loader.driver_class_path import MOST_USED, artifact, driver_class_path, most_used_first
-from loader.spark_session import connector_jars, iceberg_jars
+from loader.runtime.driver_class_archive import spark_home
+from loader.runtime.driver_class_path import MOST_USED, artifact, driver_class_path, most_used_first
+from loader.runtime.spark_session import connector_jars, iceberg_jars
 from tests.loader.harness import run_driver_script
 
 

@@ -1,5 +1,5 @@
 """The driver's scratch directories: a run's own goes when it exits, and one left by a run killed with
-SIGKILL goes at the next run's start, while a live run's stays (see `loader.driver_scratch`)."""
+SIGKILL goes at the next run's start, while a live run's stays (see `loader.runtime.driver_scratch`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from loader.driver_scratch import OWNER_LOCK, PREFIX, make_scratch_directory, remove_abandoned
+from loader.runtime.driver_scratch import OWNER_LOCK, PREFIX, make_scratch_directory, remove_abandoned
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -20,7 +20,7 @@ def _owner(root: Path, then: str) -> subprocess.Popen[str]:
         f"""
         import os, signal, sys, time
         from pathlib import Path
-        from loader.driver_scratch import make_scratch_directory
+        from loader.runtime.driver_scratch import make_scratch_directory
         print(make_scratch_directory(Path(sys.argv[1])), flush=True)
         {then}
         """

@@ -37,7 +37,7 @@ def succeeded(done: subprocess.CompletedProcess[str]) -> subprocess.CompletedPro
 # until told to stop; then it prints every snapshot's summary.
 COUNTING_READER = """
 import json, pathlib, time
-from loader.spark_session import SparkSettings, build_spark_session, iceberg_conf, iceberg_jars
+from loader.runtime.spark_session import SparkSettings, build_spark_session, iceberg_conf, iceberg_jars
 conf = {{
     **iceberg_conf("hive", {warehouse!r}),
     "spark.ui.enabled": "false",

@@ -1,4 +1,4 @@
-"""The driver's Py4J connections with Nagle's algorithm off (`loader.jvm_calls`), on a real Spark JVM:
+"""The driver's Py4J connections with Nagle's algorithm off (`loader.runtime.jvm_calls`), on a real Spark JVM:
 the calling thread's connection and every connection a Python thread opens later."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import threading
 import pytest
 from pyspark.sql import SparkSession
 
-from loader import jvm_calls
-from loader.jvm_calls import answer_without_delay
+from loader.runtime import jvm_calls
+from loader.runtime.jvm_calls import answer_without_delay
 
 pytestmark = pytest.mark.integration
 

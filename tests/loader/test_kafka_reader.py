@@ -1,7 +1,7 @@
 """The loader's sessions read Kafka through Spark's V2 reader, not the V1 relation whose scan turns every
-record into a `Row` and back (loader.spark_session.read_kafka_with_v2_reader); the records read are the
-planned ranges, as before; and a run's records do not stay on the heap in Spark's Kafka pools
-(loader.spark_session.KAFKA_SOURCE_POOLS). Real broker, real Spark."""
+record into a `Row` and back (loader.runtime.spark_session.read_kafka_with_v2_reader); the records read
+are the planned ranges, as before; and a run's records do not stay on the heap in Spark's Kafka pools
+(loader.runtime.spark_session.KAFKA_SOURCE_POOLS). Real broker, real Spark."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pyspark.sql import SparkSession
 
 from loader.planning.offsets import OffsetRange
 from loader.reading.topic_read import read_ranges
-from loader.spark_session import V1_SOURCES, interpreted_session, without_kafka
+from loader.runtime.spark_session import V1_SOURCES, interpreted_session, without_kafka
 from tests.loader.harness import Harness, executed_plan, record_schema
 
 

@@ -14,7 +14,7 @@ from loader.reading.kafka_security import (
     librdkafka_config,
     spark_kafka_options,
 )
-from loader.spark_session import REDACTION
+from loader.runtime.spark_session import REDACTION
 from registry.secret_values import Secret
 
 PASSWORD = Secret('pa"ss\\word', "file /run/secrets/kafka")

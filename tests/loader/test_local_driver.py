@@ -1,6 +1,6 @@
 """A local driver started as a `loader run` starts it, in a process of its own: its web UI listens on
-loopback only (`_web_ui_on_loopback` in loader/spark_session.py), read off the kernel's socket tables; it
-leaves nothing in the temporary directory when its process ends; and its embedded metastore makes a
+loopback only (`_web_ui_on_loopback` in loader/runtime/spark_session.py), read off the kernel's socket
+tables; it leaves nothing in the temporary directory when its process ends; and its embedded metastore makes a
 database's and a table's directories without a shell process (`EMBEDDED_METASTORE_CONF`), seen by an
 `ls` first on the driver's PATH that notes each call."""
 
@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from loader.spark_session import LOCAL_IP_ENV
+from loader.runtime.spark_session import LOCAL_IP_ENV
 
 pytestmark = pytest.mark.integration
 
@@ -28,7 +28,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 DRIVER = """
 import ipaddress, json, sys
 from pathlib import Path
-from loader.spark_session import SparkSettings, build_spark_session
+from loader.runtime.spark_session import SparkSettings, build_spark_session
 
 def listening(port):
     found = []
@@ -133,7 +133,7 @@ def test_the_embedded_metastore_makes_a_database_and_a_table_without_a_shell_pro
 
 KILLED_WHILE_THE_JVM_STARTS = """
 import sys
-from loader.spark_session import SparkSettings, build_spark_session
+from loader.runtime.spark_session import SparkSettings, build_spark_session
 build_spark_session(SparkSettings(warehouse_dir=sys.argv[1], master="local[1]",
     driver_java_options=(f"-Djava.io.tmpdir={sys.argv[2]}",)))
 """
@@ -157,7 +157,7 @@ def test_a_driver_killed_while_its_jvm_starts_leaves_nothing_once_the_next_one_h
 ) -> None:
     """PySpark waits for its JVM with a connection directory (`tmp*`) made by Python's `tempfile`: a
     driver killed then left it in the temporary directory for good. It is made in the driver's scratch
-    directory, which the next driver's start removes (see `loader.driver_scratch`)."""
+    directory, which the next driver's start removes (see `loader.runtime.driver_scratch`)."""
     temporary = tmp_path / "tmp"
     temporary.mkdir()
     starting = subprocess.Popen(
@@ -183,7 +183,7 @@ def test_a_driver_killed_while_its_jvm_starts_leaves_nothing_once_the_next_one_h
 
 JVM_KILLED = """
 import os, signal, sys
-from loader.spark_session import SparkSettings, build_spark_session
+from loader.runtime.spark_session import SparkSettings, build_spark_session
 spark = build_spark_session(SparkSettings(warehouse_dir=sys.argv[1], master="local[1]"))
 spark.range(10).count()  # the block manager in use
 print(spark._jvm.java.lang.System.getProperty("java.io.tmpdir"))

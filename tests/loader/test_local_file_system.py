@@ -10,7 +10,7 @@ from typing import Any
 
 from pyspark.sql import SparkSession
 
-from loader.spark_session import DRIVER_CLASS_PATH, LOCAL_FILE_SYSTEM, local_file_system_conf
+from loader.runtime.spark_session import DRIVER_CLASS_PATH, LOCAL_FILE_SYSTEM, local_file_system_conf
 
 JARS = ["/jars/spark-avro_2.13-4.0.0.jar", "/jars/loader-4.0.0/tableloader-0123abcd.jar"]
 

@@ -9,8 +9,8 @@ import uuid
 import pytest
 from pyspark.sql import SparkSession
 
-from loader import spark_internals as internals
 from loader.formats.hive.metastore import add_partitions, add_partitions_by_sql, partition_location
+from loader.runtime import spark_internals as internals
 
 pytestmark = pytest.mark.integration
 

@@ -19,8 +19,8 @@ import pytest
 from loader.fault_injection import CRASH_POINTS, ICEBERG_CRASH_POINTS
 from loader.reading.kafka_metadata import watermarks
 from loader.report import EXIT_LOCKED
+from loader.runtime.spark_session import EMBEDDED_METASTORE_DIR
 from loader.schema.naming import table_name
-from loader.spark_session import EMBEDDED_METASTORE_DIR
 from tests.loader.harness import (
     REPO_ROOT,
     Harness,

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from loader.driver_scratch import PREFIX
 from loader.report import EXIT_SIGNALLED
 from loader.run_signals import Action, RunStop, StopRequested, action_for
+from loader.runtime.driver_scratch import PREFIX
 from loader.schema.naming import table_name
 from tests.loader.harness import REPO_ROOT, Harness, committed_offsets, record_schema
 

@@ -21,8 +21,8 @@ from loader.formats.hive import many_tables
 from loader.job import QUARANTINE_TABLE
 from loader.operations.audit import audit
 from loader.report import EXIT_BAD_RECORDS, EXIT_FAILED, RunReport
+from loader.runtime.spark_session import interpreted_session
 from loader.schema.naming import table_name
-from loader.spark_session import interpreted_session
 from tests.loader.harness import Harness, record_schema
 
 pytestmark = pytest.mark.integration
@@ -299,7 +299,7 @@ def test_without_the_loader_s_writer_jar_a_run_says_so_and_loads_every_topic_alo
 ) -> None:
     """A deployment whose `--jars` left out the loader's writer: nothing lost, each topic in its own
     query, and a note that says what to add."""
-    from loader.spark_session import connector_jars
+    from loader.runtime.spark_session import connector_jars
 
     connectors = Path(next(j for j in connector_jars() if "tableloader" not in Path(j).name)).parent
     without_writer = tmp_path / "jars"

@@ -1,4 +1,4 @@
-"""The supported Spark lines (loader/spark_versions.py): what each needs, the refusal of Iceberg where
+"""The supported Spark lines (loader/runtime/spark_versions.py): what each needs, the refusal of Iceberg where
 no runtime exists, the docs' versions table, and the running line's own facts."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pyspark
 import pytest
 
 from loader.config import LoaderSettings
-from loader.spark_versions import (
+from loader.runtime.spark_versions import (
     DEFAULT_LINE,
     LINES,
     OLDEST_LINE,
@@ -76,7 +76,7 @@ def test_the_settings_refuse_iceberg_at_once_on_this_line_exactly_when_it_has_no
 
 def test_the_setup_scripts_read_the_same_table() -> None:
     out = subprocess.run(
-        [sys.executable, str(REPO / "loader/spark_versions.py"), "shell", OLDEST_LINE],
+        [sys.executable, str(REPO / "loader/runtime/spark_versions.py"), "shell", OLDEST_LINE],
         check=True,
         capture_output=True,
         text=True,
@@ -84,7 +84,7 @@ def test_the_setup_scripts_read_the_same_table() -> None:
     assert f"SPARK_SCALA={LINES[OLDEST_LINE].scala}" in out
     assert f"PYSPARK_REQUIREMENT='pyspark=={OLDEST_LINE}.*'" in out
     refused = subprocess.run(
-        [sys.executable, str(REPO / "loader/spark_versions.py"), "shell", "3.4"],
+        [sys.executable, str(REPO / "loader/runtime/spark_versions.py"), "shell", "3.4"],
         capture_output=True,
         text=True,
     )

@@ -12,8 +12,8 @@ import pytest
 from pyspark.sql import SparkSession
 
 from loader.operations.audit import audit
+from loader.runtime.spark_session import EMBEDDED_METASTORE_DIR
 from loader.schema.naming import table_name
-from loader.spark_session import EMBEDDED_METASTORE_DIR
 from loader.warehouse_layout import WarehouseMismatch
 from tests.loader.harness import Harness, record_schema
 

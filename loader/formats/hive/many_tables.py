@@ -22,8 +22,8 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from loader.formats import GROUP_MEMBER, GROUP_TIMESTAMP, group_rows_column
+from loader.runtime.spark_session import loader_class
 from loader.schema.partitioning import Granularity, partition_columns, partition_values
-from loader.spark_session import loader_class
 
 WRITER_CLASS = "ManyTablesOrcWriter"
 # The Spark setting that, "false", has the loader's writer hand rows to Spark's ORC writer instead of

@@ -1,14 +1,14 @@
 """What the loader asks of and tells the Hive metastore about its ORC tables: where a table or partition
-is (Spark's external catalog, see `loader.spark_internals`), and the registration of new partitions once
-the files are in place (SQL). Stored as ORC (see `loader.schema.table_evolution` for why); created and
-evolved through `loader.formats.hive.table_catalog`."""
+is (Spark's external catalog, see `loader.runtime.spark_internals`), and the registration of new
+partitions once the files are in place (SQL). Stored as ORC (see `loader.schema.table_evolution` for
+why); created and evolved through `loader.formats.hive.table_catalog`."""
 
 from __future__ import annotations
 
 from pyspark.sql import SparkSession
 
-from loader import spark_internals as internals
 from loader.reading.sql_text import identifier, string_literal
+from loader.runtime import spark_internals as internals
 
 TABLE_FORMAT = "orc"
 # Set on a table before `loader maintain` first points one of its partitions at a directory other than
@@ -25,7 +25,7 @@ def add_partitions(spark: SparkSession, qualified_name: str, partitions: list[di
     """Registers partitions in the metastore, all of a table's at once (those that exist already are left
     as they are), each at `<table location>/<column>=<value>/...`: in one request to the external
     catalog where this Spark line's partition class takes the arguments the loader gives it
-    (`loader.spark_internals.create_partitions`), else by SQL, the same on every line. Readers in this
+    (`loader.runtime.spark_internals.create_partitions`), else by SQL, the same on every line. Readers in this
     session see the partitions after `forget_cached_tables`."""
     if not partitions:
         return

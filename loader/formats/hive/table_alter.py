@@ -2,9 +2,10 @@
 
 Spark SQL's `ALTER TABLE ... CHANGE COLUMN` cannot widen a column or add a field inside a struct of a Hive
 table, and `ADD COLUMNS` only appends top-level columns. The external catalog's
-`alterTableDataSchema` (`loader.spark_internals`) replaces the table's data columns in one metastore call
-(keeping partition columns), which is what an evolution needs; the metastore must allow column type changes
-(`hive.metastore.disallow.incompatible.col.type.changes=false`, set by `loader.spark_session`).
+`alterTableDataSchema` (`loader.runtime.spark_internals`) replaces the table's data columns in one
+metastore call (keeping partition columns), which is what an evolution needs; the metastore must allow
+column type changes (`hive.metastore.disallow.incompatible.col.type.changes=false`, set by
+`loader.runtime.spark_session`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import json
 from pyspark.sql import SparkSession
 from pyspark.sql.types import StructType
 
-from loader import spark_internals as internals
+from loader.runtime import spark_internals as internals
 
 
 def table_data_schema(spark: SparkSession, qualified_name: str) -> StructType:

@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from pyspark.sql import SparkSession
 from pyspark.sql.types import StructType
 
-from loader import spark_internals as internals
 from loader.formats import columns_ddl
 from loader.formats.hive.metastore import RELOCATED_PROPERTY, TABLE_FORMAT, partition_location
 from loader.formats.hive.table_alter import replace_data_columns
 from loader.formats.one_format import TABLE_TYPE_PARAMETER, format_of_metastore_table
 from loader.planning.commit_protocol import partition_spec
 from loader.planning.state_store import StateStore
+from loader.runtime import spark_internals as internals
 from loader.schema.column_defaults import without_existence_defaults
 from loader.schema.partitioning import Granularity, partition_columns
 from loader.schema.table_evolution import TableState, plan_evolution
