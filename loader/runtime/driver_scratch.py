@@ -1,6 +1,6 @@
 """The driver JVM's scratch directory: a private temporary directory a run's driver works in (see
-`loader.spark_session`), removed when the run ends, and removed by a later run when the run that made it
-was killed before it could remove it itself.
+`loader.runtime.spark_session`), removed when the run ends, and removed by a later run when the run that
+made it was killed before it could remove it itself.
 
 A run killed with SIGKILL (the kernel's OOM killer, a cron wrapper's timeout, a node drained) runs no
 exit handler, so its directory would stay in the system's temporary directory for good: one per killed

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pyspark.sql import SparkSession
 
-from loader.spark_session import loader_class
+from loader.runtime.spark_session import loader_class
 
 LISTENER_CLASS = "NoDelayConnections"
 

@@ -26,8 +26,8 @@ from py4j.java_gateway import JavaClass
 from pyspark import SparkContext
 from pyspark.sql import SparkSession
 
-from loader import spark_internals as internals
-from loader.driver_class_archive import (
+from loader.runtime import spark_internals as internals
+from loader.runtime.driver_class_archive import (
     CLASSPATH_ENV,
     ClassArchive,
     archive_key,
@@ -40,10 +40,10 @@ from loader.driver_class_archive import (
     spark_installation,
     usable_archive,
 )
-from loader.driver_class_path import driver_class_path
-from loader.driver_scratch import make_scratch_directory
+from loader.runtime.driver_class_path import driver_class_path
+from loader.runtime.driver_scratch import make_scratch_directory
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 # The embedded Derby metastore's directory inside a local warehouse (Derby's `metastore_db` and
 # `derby.log` go there).
 EMBEDDED_METASTORE_DIR = "_loader_metastore"
@@ -87,8 +87,8 @@ class SparkSettings:
     extra_jars: tuple[str, ...] = ()
     # Options of the driver JVM, when this process starts it (not under spark-submit, whose driver is up).
     driver_java_options: tuple[str, ...] = ()
-    # Where the driver JVM's class archive is kept between runs (see loader.driver_class_archive); None:
-    # no archive, every JVM loads its classes from the jars.
+    # Where the driver JVM's class archive is kept between runs (see loader.runtime.driver_class_archive);
+    # None: no archive, every JVM loads its classes from the jars.
     class_archive_dir: Path | None = None
 
 
@@ -110,7 +110,8 @@ def connector_jars(jars_dir: Path | None = None) -> list[str]:
 
 
 def installed_spark_version() -> str:
-    """The version of the pyspark this process runs (the Spark line it adapts to: `loader.spark_versions`)."""
+    """The version of the pyspark this process runs (the Spark line it adapts to:
+    `loader.runtime.spark_versions`)."""
     import pyspark
 
     return str(pyspark.__version__)
@@ -254,7 +255,7 @@ def _python_temporary_files_in(directory: Path) -> Iterator[None]:
     `directory`. PySpark waits for the JVM with a connection directory made by `tempfile.mkdtemp()` and
     removes it when the JVM has answered; a run killed meanwhile left it in the system's temporary
     directory for good. In the driver's scratch directory it goes with that (see
-    `loader.driver_scratch`). The process's own default is restored at once."""
+    `loader.runtime.driver_scratch`). The process's own default is restored at once."""
     previous = tempfile.tempdir
     tempfile.tempdir = str(directory)
     try:
@@ -368,7 +369,7 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
         # The JVM's own temporary files (a local Spark's `blockmgr-*` and `spark-*` directories, native
         # libraries such as lz4's) are removed by its shutdown hooks, which a JVM killed (the OOM killer
         # picks the biggest process) never runs: they stayed in the system's temporary directory. In the
-        # driver's scratch directory they go with it (see `loader.driver_scratch`).
+        # driver's scratch directory they go with it (see `loader.runtime.driver_scratch`).
         java_options.append(f"-Djava.io.tmpdir={scratch}")
     if java_options:
         # Spark splits the setting as a shell would: a warehouse path with a space stays one option.

@@ -1,6 +1,6 @@
 """The Spark versions the loader supports, and what each needs: declared once, read by the setup scripts
-(`python3 loader/spark_versions.py shell 4.1`), by the loader at run time (`line_for`) and by the docs'
-versions table (`python3 loader/spark_versions.py table`, checked by a test).
+(`python3 loader/runtime/spark_versions.py shell 4.1`), by the loader at run time (`line_for`) and by the
+docs' versions table (`python3 loader/runtime/spark_versions.py table`, checked by a test).
 
 A line is a Spark minor version. What differs between lines is here and nowhere else:
 - the Scala binary version of its jars (read from pyspark's own jars at setup; stated here for the docs);
