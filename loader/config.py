@@ -16,7 +16,7 @@ from loader.reading.security_settings import CONFIG_KEYS as SECURITY_KEYS
 from loader.runtime.spark_session import DRIVER_JIT, ICEBERG_CATALOGS, installed_spark_version
 from loader.runtime.spark_versions import iceberg_refusal
 from loader.schema.partitioning import Granularity
-from registry.client_settings import RegistryClientSettings
+from pipeline_client.client_settings import RegistryClientSettings
 
 LOG_FORMATS = ("text", "json")
 

@@ -12,13 +12,13 @@ from urllib.parse import quote
 
 import requests
 
-from registry.client_settings import (
+from pipeline_client.client_settings import (
     RegistryClientSettings,
     describe_refusal,
     describe_tls_failure,
     public_url,
 )
-from registry.secret_values import Secret
+from pipeline_client.secret_values import Secret
 
 
 class RegistryUnavailable(RuntimeError):

@@ -19,8 +19,8 @@ from typing import Any
 import click
 
 from loader.reading.kafka_security import MECHANISMS, PROTOCOLS, KafkaSecurity
-from registry.client_settings import RegistryClientSettings, settings_from
-from registry.secret_values import (
+from pipeline_client.client_settings import RegistryClientSettings, settings_from
+from pipeline_client.secret_values import (
     Secret,
     SecretError,
     looks_secret,

@@ -95,9 +95,9 @@ def _client(
     registry_url: str | None, properties: Path | None, timeout: float, offline_hint: bool
 ) -> RegistryClient:
     """A client with the credentials and TLS settings of ``--registry-properties`` and the environment."""
-    from registry.client_settings import RegistrySettingsError, settings_from
+    from pipeline_client.client_settings import RegistrySettingsError, settings_from
+    from pipeline_client.secret_values import SecretError
     from registry.schema_check.registry_source import RegistryClient
-    from registry.secret_values import SecretError
 
     try:
         access = settings_from(properties, "REGISTRY_")

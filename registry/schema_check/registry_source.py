@@ -23,7 +23,7 @@ from urllib.parse import quote
 
 import requests
 
-from registry.client_settings import describe_refusal, describe_tls_failure, public_url
+from pipeline_client.client_settings import describe_refusal, describe_tls_failure, public_url
 
 __all__ = ["RegisteredVersion", "RegistryClient", "RegistryError", "RegistryRefused", "RegistryUnavailable"]
 

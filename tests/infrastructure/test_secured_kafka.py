@@ -14,7 +14,7 @@ from pyspark.sql import SparkSession
 from loader.planning.offsets import Watermarks
 from loader.reading.kafka_metadata import list_topics, watermarks
 from loader.reading.kafka_security import KafkaSecurity, spark_kafka_options
-from registry.secret_values import secret_from_file
+from pipeline_client.secret_values import secret_from_file
 from tests.fixtures.kafka import SecuredKafkaBroker
 
 pytestmark = pytest.mark.integration

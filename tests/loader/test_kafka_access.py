@@ -7,7 +7,7 @@ import pytest
 
 from loader.reading.kafka_access import java_refusal, refusal
 from loader.reading.kafka_security import KafkaSecurity
-from registry.secret_values import Secret
+from pipeline_client.secret_values import Secret
 
 SCRAM = KafkaSecurity(
     "SASL_SSL", "SCRAM-SHA-512", "loader", Secret("pw", "file /etc/kafka.pw"), ssl_ca_location="/etc/ca.pem"

@@ -15,7 +15,7 @@ from loader.reading.kafka_security import (
     spark_kafka_options,
 )
 from loader.runtime.spark_session import REDACTION
-from registry.secret_values import Secret
+from pipeline_client.secret_values import Secret
 
 PASSWORD = Secret('pa"ss\\word', "file /run/secrets/kafka")
 CERT = "-----BEGIN CERTIFICATE-----\nMIIC\n-----END CERTIFICATE-----"

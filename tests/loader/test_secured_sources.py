@@ -21,8 +21,8 @@ from pyspark.sql import SparkSession
 
 from loader.reading.kafka_security import KafkaSecurity
 from loader.report import EXIT_FAILED
-from registry.client_settings import RegistryClientSettings
-from registry.secret_values import Secret, secret_from_file
+from pipeline_client.client_settings import RegistryClientSettings
+from pipeline_client.secret_values import Secret, secret_from_file
 from tests.fixtures import tls
 from tests.fixtures.kafka import SecuredKafkaBroker
 from tests.fixtures.ports import free_port

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from loader.cli import _settings, main
 from loader.config import read_config_file
 from loader.reading.security_settings import client_properties, take_security
-from registry.secret_values import Secret, SecretError
+from pipeline_client.secret_values import Secret, SecretError
 
 KEY_PEM = "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n"
 CERT_PEM = "-----BEGIN CERTIFICATE-----\nMIIC\n-----END CERTIFICATE-----\n"

@@ -32,7 +32,7 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 import requests
 
-from registry.secret_values import Secret, secret_from_env
+from pipeline_client.secret_values import Secret, secret_from_env
 
 __all__ = [
     "RegistryClientSettings",

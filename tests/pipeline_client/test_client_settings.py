@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from registry.client_settings import (
+from pipeline_client.client_settings import (
     RegistryClientSettings,
     RegistrySettingsError,
     describe_refusal,
@@ -17,7 +17,13 @@ from registry.client_settings import (
     read_properties_file,
     settings_from,
 )
-from registry.secret_values import Secret, SecretError, looks_secret, secret_from_file, secret_reference
+from pipeline_client.secret_values import (
+    Secret,
+    SecretError,
+    looks_secret,
+    secret_from_file,
+    secret_reference,
+)
 
 URL = "https://registry.example:8081"
 
