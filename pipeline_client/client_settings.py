@@ -16,33 +16,26 @@ and so the pre-commit hook), so that a team copies the registry settings of its 
 
 They come from a properties file (``key=value`` lines, as Java and confluent-kafka configs are written; the
 ``schema.registry.`` prefix of producer configs is accepted) and from environment variables, never from the
-command line. Only the core dependencies (requests) are used: the pre-commit hook installs nothing more.
+command line. They make the HTTP session (``pipeline_client.http_session``) that every client sends its
+requests through. Only the core dependencies (requests) are used: the pre-commit hook installs nothing more.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import requests
 
+from pipeline_client.http_session import BasicAuth, BearerAuth, public_url, registry_session, url_credentials
 from pipeline_client.secret_values import Secret, secret_from_env
 
-__all__ = [
-    "RegistryClientSettings",
-    "RegistrySettingsError",
-    "describe_refusal",
-    "describe_tls_failure",
-    "public_url",
-    "read_properties_file",
-    "settings_from",
-]
+__all__ = ["RegistryClientSettings", "RegistrySettingsError", "read_properties_file", "settings_from"]
 
 USER_INFO, URL, SASL_INHERIT, STATIC_TOKEN = "USER_INFO", "URL", "SASL_INHERIT", "STATIC_TOKEN"
 PREFIX = "schema.registry."
@@ -146,21 +139,15 @@ class RegistryClientSettings:
             raise RegistrySettingsError(
                 "ssl.key.location needs ssl.certificate.location (the client certificate)"
             )
-        session = _Session()
-        session.headers["Accept"] = "application/vnd.schemaregistry.v1+json, application/json"
-        session.auth = self._auth(url, sasl_login)
-        if self.ssl_ca_location:
-            session.verify = self.ssl_ca_location
-        if self.ssl_certificate_location:
-            session.cert = (
-                (self.ssl_certificate_location, self.ssl_key_location)
-                if self.ssl_key_location
-                else self.ssl_certificate_location
-            )
-        return session
+        cert = (
+            (self.ssl_certificate_location, self.ssl_key_location)
+            if self.ssl_certificate_location and self.ssl_key_location
+            else self.ssl_certificate_location
+        )
+        return registry_session(self._auth(url, sasl_login), self.ssl_ca_location, cert)
 
     def _auth(self, url: str, sasl_login: tuple[str, Secret] | None) -> requests.auth.AuthBase | None:
-        in_url = _url_credentials(url)
+        in_url = url_credentials(url)
         source = (self.basic_auth_credentials_source or "").upper() or None
         if self.bearer_auth_token is not None or self.bearer_auth_credentials_source:
             bearer_source = (self.bearer_auth_credentials_source or STATIC_TOKEN).upper()
@@ -175,7 +162,7 @@ class RegistryClientSettings:
                 )
             if source or self.basic_auth_user_info is not None or in_url is not None:
                 raise RegistrySettingsError("give HTTP Basic credentials or a bearer token, not both")
-            return _Bearer(self.bearer_auth_token)
+            return BearerAuth(self.bearer_auth_token)
         if source is None:
             if self.basic_auth_user_info is not None and in_url is not None:
                 raise RegistrySettingsError(
@@ -190,19 +177,19 @@ class RegistryClientSettings:
                 raise RegistrySettingsError(
                     "basic.auth.credentials.source=USER_INFO needs basic.auth.user.info"
                 )
-            return _Basic(*_split_user_info(self.basic_auth_user_info))
+            return BasicAuth(*_split_user_info(self.basic_auth_user_info))
         if source == URL:
             if in_url is None:
                 raise RegistrySettingsError(
                     "basic.auth.credentials.source=URL needs user:password@ in the registry URL"
                 )
-            return _Basic(*in_url)
+            return BasicAuth(*in_url)
         if source == SASL_INHERIT:
             if sasl_login is None:
                 raise RegistrySettingsError(
                     "basic.auth.credentials.source=SASL_INHERIT needs a Kafka SASL PLAIN or SCRAM login"
                 )
-            return _Basic(*sasl_login)
+            return BasicAuth(*sasl_login)
         raise RegistrySettingsError(
             f"basic.auth.credentials.source={source} is not one of {USER_INFO}, {URL}, {SASL_INHERIT}"
         )
@@ -242,101 +229,11 @@ def read_properties_file(path: str | Path) -> RegistryClientSettings:
     return RegistryClientSettings.from_properties(properties, f"file {path}")
 
 
-def public_url(url: str) -> str:
-    """The URL without user-info, so credentials never reach a message or a log."""
-    parts = urlsplit(url)
-    host = parts.netloc.rsplit("@", 1)[-1]
-    return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
-
-
-def describe_refusal(status: int, body: str) -> str | None:
-    """Why the registry refused, for 401 and 403 (None for other answers): authentication or authorization,
-    with the registry's own message and what to check."""
-    message = _error_message(body)
-    if status == 401:
-        return f"authentication failed (HTTP 401: {message}); check basic.auth.user.info or bearer.auth.token"
-    if status == 403:
-        return f"authorization refused (HTTP 403: {message}); the user lacks a permission the request needs"
-    return None
-
-
-def describe_tls_failure(exc: requests.RequestException) -> str | None:
-    """A TLS failure (untrusted certificate, client certificate refused, not HTTPS) in a few words with the
-    property to check; None when the failure is not about TLS."""
-    text = str(exc)
-    found = re.search(r"\[SSL: ([A-Z0-9_]+)\] ([^()']+)", text)
-    if not isinstance(exc, requests.exceptions.SSLError) and not found:
-        return None
-    reason = found.group(2).strip() if found else text[:300]
-    code = found.group(1) if found else ""
-    if "CERTIFICATE_VERIFY_FAILED" in code:
-        hint = "the registry's certificate is not signed by a CA in ssl.ca.location"
-    elif any(alert in code for alert in ("CERTIFICATE_REQUIRED", "BAD_CERTIFICATE", "UNKNOWN_CA")):
-        hint = "the registry did not accept the client certificate (ssl.certificate.location)"
-    elif "WRONG_VERSION_NUMBER" in code or "RECORD_LAYER" in code:
-        hint = "is the registry serving HTTPS on that port?"
-    else:
-        hint = "check ssl.ca.location, ssl.certificate.location and ssl.key.location"
-    return f"TLS failed ({reason}): {hint}"
-
-
-def _error_message(body: str) -> str:
-    try:
-        parsed = json.loads(body)
-    except ValueError:
-        return body.strip()[:200] or "no message"
-    if isinstance(parsed, dict) and parsed.get("message"):
-        return str(parsed["message"])[:200]
-    return body.strip()[:200]
-
-
-def _url_credentials(url: str) -> tuple[str, Secret] | None:
-    parts = urlsplit(url)
-    if parts.username is None:
-        return None
-    return unquote(parts.username), Secret(unquote(parts.password or ""), "the registry URL")
-
-
 def _split_user_info(user_info: Secret) -> tuple[str, Secret]:
     user, colon, password = user_info.reveal().partition(":")
     if not colon or not user:
         raise RegistrySettingsError(f"basic.auth.user.info ({user_info.source}) must be user:password")
     return user, Secret(password, user_info.source)
-
-
-class _Basic(requests.auth.AuthBase):
-    """HTTP Basic whose password stays a ``Secret`` until the header is made."""
-
-    def __init__(self, user: str, password: Secret) -> None:
-        self.user, self.password = user, password
-
-    def __call__(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
-        return requests.auth.HTTPBasicAuth(self.user, self.password.reveal())(request)
-
-    def __repr__(self) -> str:
-        return f"HTTP Basic as {self.user!r}"
-
-
-class _Bearer(requests.auth.AuthBase):
-    def __init__(self, token: Secret) -> None:
-        self.token = token
-
-    def __call__(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
-        request.headers["Authorization"] = f"Bearer {self.token.reveal()}"
-        return request
-
-    def __repr__(self) -> str:
-        return "bearer token"
-
-
-class _Session(requests.Session):
-    """A session whose own CA file is not overridden by ``REQUESTS_CA_BUNDLE`` (requests lets the
-    environment win over ``Session.verify`` unless each request names it)."""
-
-    def merge_environment_settings(self, url, proxies, stream, verify, cert):  # type: ignore[no-untyped-def]
-        if verify is None and self.verify is not True:
-            verify = self.verify
-        return super().merge_environment_settings(url, proxies, stream, verify, cert)
 
 
 def settings_from(

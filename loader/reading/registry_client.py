@@ -12,12 +12,8 @@ from urllib.parse import quote
 
 import requests
 
-from pipeline_client.client_settings import (
-    RegistryClientSettings,
-    describe_refusal,
-    describe_tls_failure,
-    public_url,
-)
+from pipeline_client.client_settings import RegistryClientSettings
+from pipeline_client.http_session import describe_refusal, describe_tls_failure, public_url
 from pipeline_client.secret_values import Secret
 
 

@@ -23,11 +23,16 @@ from urllib.parse import quote
 
 import requests
 
-from pipeline_client.client_settings import describe_refusal, describe_tls_failure, public_url
+from pipeline_client.http_session import (
+    CONTENT_TYPE,
+    describe_refusal,
+    describe_tls_failure,
+    public_url,
+    registry_session,
+)
 
 __all__ = ["RegisteredVersion", "RegistryClient", "RegistryError", "RegistryRefused", "RegistryUnavailable"]
 
-CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
 SUBJECT_NOT_FOUND = 40401
 SCHEMA_NOT_FOUND = 40403
 SUBJECT_CONFIG_NOT_FOUND = 40408
@@ -74,8 +79,7 @@ class RegistryClient:
     def __init__(self, url: str, *, timeout: float = 10.0, session: requests.Session | None = None) -> None:
         self.url = url.rstrip("/")
         self.timeout = timeout
-        self.session = session or requests.Session()
-        self.session.headers.setdefault("Accept", f"{CONTENT_TYPE}, application/json")
+        self.session = session or registry_session()
 
     @property
     def public_url(self) -> str:

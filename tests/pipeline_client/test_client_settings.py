@@ -12,11 +12,10 @@ import requests
 from pipeline_client.client_settings import (
     RegistryClientSettings,
     RegistrySettingsError,
-    describe_refusal,
-    describe_tls_failure,
     read_properties_file,
     settings_from,
 )
+from pipeline_client.http_session import describe_refusal, describe_tls_failure
 from pipeline_client.secret_values import (
     Secret,
     SecretError,
