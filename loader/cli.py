@@ -14,26 +14,27 @@ from typing import Any
 import click
 from rich.console import Console
 
-from loader.config import LoaderSettings, read_config_file
+from loader.config import DECLARED, REQUIRED, LoaderSettings, problem, read_config_file
 from loader.operations.lock import LockHeld, RunLock
-from loader.reading.security_settings import security_options, take_security
+from loader.reading.security_settings import take_security
 from loader.report import EXIT_LOCKED
+from loader.setting_fields import Command, options
 
 
 def _settings(config: Path | None, **flags: Any) -> LoaderSettings:
     values: dict[str, Any] = read_config_file(config) if config else {}
     values.update({key: value for key, value in flags.items() if value is not None})
-    missing = [name for name in ("bootstrap_servers", "registry_url", "warehouse") if not values.get(name)]
+    missing = [name for name in REQUIRED if not values.get(name)]
     if missing:
-        options = ", ".join("--" + name.replace("_", "-") for name in missing)
-        raise click.UsageError(f"missing {options} (or LOADER_* environment variables, or --config)")
+        flags_missing = ", ".join("--" + name.replace("_", "-") for name in missing)
+        raise click.UsageError(f"missing {flags_missing} (or LOADER_* environment variables, or --config)")
     try:
         kafka_security, registry_access = take_security(values)
         return LoaderSettings(
             **values, kafka_security=kafka_security, registry_access=registry_access
         ).validate()
     except (TypeError, ValueError) as exc:
-        raise click.UsageError(str(exc)) from exc
+        raise click.UsageError(problem(exc)) from exc
 
 
 def _local_lock_or_exit(settings: LoaderSettings, console: Console) -> RunLock:
@@ -49,107 +50,21 @@ def _local_lock_or_exit(settings: LoaderSettings, console: Console) -> RunLock:
     return lock
 
 
-def common_options(command: Any) -> Any:
-    options = [
-        click.option(
-            "--config", type=click.Path(exists=True, dir_okay=False, path_type=Path), envvar="LOADER_CONFIG"
-        ),
-        click.option(
-            "--bootstrap-servers", envvar="LOADER_BOOTSTRAP_SERVERS", help="Kafka brokers, host:port,..."
-        ),
-        click.option(
-            "--registry-url", envvar="LOADER_REGISTRY_URL", help="Confluent-compatible schema registry."
-        ),
-        click.option(
-            "--warehouse", envvar="LOADER_WAREHOUSE", help="Warehouse directory or URI (hdfs://, s3a://)."
-        ),
-        click.option(
-            "--metastore-uri",
-            envvar="LOADER_METASTORE_URI",
-            help="thrift://host:port (default: embedded Derby).",
-        ),
-        click.option("--database", envvar="LOADER_DATABASE", help="Database of the tables (default: kafka)."),
-        click.option(
-            "--state-dir",
-            envvar="LOADER_STATE_DIR",
-            help="Offsets and commits (default: beside the warehouse).",
-        ),
-        click.option(
-            "--spark-master",
-            envvar="LOADER_SPARK_MASTER",
-            help="Default local[2]; spark-submit sets its own.",
-        ),
-        click.option(
-            "--driver-jit",
-            type=click.Choice(["quick", "full"]),
-            envvar="LOADER_DRIVER_JIT",
-            help="The driver JVM's JIT: quick (C1 alone; default) or full (the JVM's own tiered JIT).",
-        ),
-        click.option(
-            "--driver-class-archive-dir",
-            envvar="LOADER_DRIVER_CLASS_ARCHIVE_DIR",
-            help="Local directory to keep the driver JVM's class archive in between runs: each run "
-            "starts seconds sooner (the first one writes it, about 200 MB). Default: none.",
-        ),
-        click.option(
-            "--table-format",
-            type=click.Choice(["hive", "iceberg"]),
-            envvar="LOADER_TABLE_FORMAT",
-            help="Hive ORC tables (default) or Apache Iceberg tables.",
-        ),
-        click.option(
-            "--iceberg-catalog",
-            type=click.Choice(["hive", "hadoop"]),
-            envvar="LOADER_ICEBERG_CATALOG",
-            help="Iceberg tables in the metastore (hive, default) or in the warehouse alone (hadoop).",
-        ),
-        click.option(
-            "--metadata-timeout-s",
-            type=float,
-            envvar="LOADER_METADATA_TIMEOUT_S",
-            help="How long Kafka and the registry may take to answer a request, a read's included: a broker "
-            "that goes away ends the run about this long after (default 30).",
-        ),
-        click.option(
-            "--log-format",
-            type=click.Choice(["text", "json"]),
-            envvar="LOADER_LOG_FORMAT",
-            help="text (default), or json: one JSON object per line and event, with the run's id.",
-        ),
-    ]
-    for option in reversed(options):
-        command = option(command)
-    return security_options(command)
+CONFIG = click.option(
+    "--config",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    envvar="LOADER_CONFIG",
+    help="A TOML file of settings (its [loader] table, or its top level); flags and variables win over it.",
+)
+REPORT_JSON = click.option(
+    "--report-json", type=click.Path(dir_okay=False, path_type=Path), envvar="LOADER_REPORT_JSON"
+)
 
 
-# The metrics of `loader run` and `loader audit`: (name, type, help); each also LOADER_<NAME> and a
-# config file key (see docs/operations.md, "Monitoring the loader").
-METRICS_SETTINGS = [
-    (
-        "metrics-file",
-        str,
-        "Write the metrics (Prometheus' text format) to this file, atomically: a .prom "
-        "file in node_exporter's textfile collector directory. Default: none.",
-    ),
-    (
-        "pushgateway-url",
-        str,
-        "Push the metrics to this Prometheus Pushgateway (job loader, instance the database). Default: none.",
-    ),
-    (
-        "metrics-max-topics",
-        int,
-        "At most this many topics get series of their own, the failed and the "
-        "furthest behind; the rest are summed as topic _other (100).",
-    ),
-]
-
-
-def metrics_options(command: Any) -> Any:
-    for name, kind, text in reversed(METRICS_SETTINGS):
-        envvar = "LOADER_" + name.upper().replace("-", "_")
-        command = click.option(f"--{name}", type=kind, envvar=envvar, help=text)(command)
-    return command
+def settings_options(command: Command) -> Command:
+    """`--config` and the flags of the settings the command takes (`loader.config.LoaderSettings` says
+    which), each also a `LOADER_<NAME>` variable; the command's name is its function's."""
+    return CONFIG(options(DECLARED, command.__name__)(command))
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -158,61 +73,8 @@ def main() -> None:
 
 
 @main.command()
-@common_options
-@click.option("--include-topics", envvar="LOADER_INCLUDE_TOPICS", help="Regex: load only matching topics.")
-@click.option("--exclude-topics", envvar="LOADER_EXCLUDE_TOPICS", help="Regex: never load matching topics.")
-@click.option(
-    "--partition-granularity", type=click.Choice(["day", "hour"]), envvar="LOADER_PARTITION_GRANULARITY"
-)
-@click.option("--records-per-task", type=int, envvar="LOADER_RECORDS_PER_TASK")
-@click.option("--task-pool-size", type=int, envvar="LOADER_TASK_POOL_SIZE")
-@click.option("--topic-threads", type=int, envvar="LOADER_TOPIC_THREADS")
-@click.option(
-    "--small-topic-records",
-    type=int,
-    envvar="LOADER_SMALL_TOPIC_RECORDS",
-    help="Topics with at most this many new offsets share one query and write job (default 20,000).",
-)
-@click.option(
-    "--topics-per-query",
-    type=int,
-    envvar="LOADER_TOPICS_PER_QUERY",
-    help="How many small topics share one query (default 16; 1: every topic its own).",
-)
-@click.option(
-    "--max-records-per-partition",
-    type=int,
-    envvar="LOADER_MAX_RECORDS_PER_PARTITION",
-    help="A run reads at most this many offsets of each partition (default 1,000,000).",
-)
-@click.option(
-    "--until-caught-up",
-    is_flag=True,
-    default=None,
-    envvar="LOADER_UNTIL_CAUGHT_UP",
-    help="Run again (each run its own commit) until no partition has more than the bound left.",
-)
-@click.option("--max-bad-ratio", type=float, envvar="LOADER_MAX_BAD_RATIO")
-@click.option(
-    "--skip-tombstones",
-    is_flag=True,
-    default=None,
-    envvar="LOADER_SKIP_TOMBSTONES",
-    help="Count tombstones of topics that are not compacted instead of loading them as deletion rows.",
-)
-@click.option(
-    "--accept-cluster",
-    metavar="CLUSTER_ID",
-    envvar="LOADER_ACCEPT_CLUSTER",
-    help="Continue from the saved offsets on this Kafka cluster although they were read from another.",
-)
-@metrics_options
-@click.option(
-    "--audit-topic",
-    envvar="LOADER_AUDIT_TOPIC",
-    help="Produce each committed run's per-topic, per-window counts to this Kafka topic (Avro).",
-)
-@click.option("--report-json", type=click.Path(dir_okay=False, path_type=Path), envvar="LOADER_REPORT_JSON")
+@settings_options
+@REPORT_JSON
 @click.option(
     "--debug",
     is_flag=True,
@@ -283,7 +145,7 @@ OUTPUT_FORMAT = click.option(
 
 
 @main.command()
-@common_options
+@settings_options
 @OUTPUT_FORMAT
 def status(config: Path | None, output_format: str, **flags: Any) -> None:
     """Per topic: saved offset, Kafka's end offset, lag, table, valid-through and last load time."""
@@ -305,10 +167,9 @@ def status(config: Path | None, output_format: str, **flags: Any) -> None:
 
 
 @main.command()
-@common_options
-@click.option("--report-json", type=click.Path(dir_okay=False, path_type=Path), envvar="LOADER_REPORT_JSON")
+@settings_options
+@REPORT_JSON
 @OUTPUT_FORMAT
-@metrics_options
 def audit(config: Path | None, report_json: Path | None, output_format: str, **flags: Any) -> None:
     """Per topic and 10-minute window: records read from Kafka vs rows in the table plus the quarantine.
 
@@ -341,27 +202,8 @@ def audit(config: Path | None, report_json: Path | None, output_format: str, **f
     sys.exit(0 if report.ok else 1)
 
 
-# `loader maintain`'s own settings: (name, type, help); each also LOADER_<NAME> and a config file key.
-MAINTAIN_SETTINGS = [
-    ("maintain-min-age-minutes", float, "A partition is closed this long after its day or hour ended (60)."),
-    ("maintain-min-files", int, "Compact a closed partition with more than this many small files (10)."),
-    ("maintain-small-file-mb", int, "A file under this size is small (32)."),
-    ("maintain-target-file-mb", int, "Size of the files a compaction writes (128)."),
-    ("maintain-grace-minutes", float, "Replaced files are removed by a maintain run this long after (60)."),
-    ("maintain-snapshot-retention-minutes", float, "Iceberg: expire snapshots older than this (1440)."),
-]
-
-
-def maintain_options(command: Any) -> Any:
-    for name, kind, text in reversed(MAINTAIN_SETTINGS):
-        envvar = "LOADER_" + name.upper().replace("-", "_")
-        command = click.option(f"--{name}", type=kind, envvar=envvar, help=text)(command)
-    return command
-
-
 @main.command()
-@common_options
-@maintain_options
+@settings_options
 def maintain(config: Path | None, **flags: Any) -> None:
     """Compact the small files of closed time partitions; remove files replaced a grace period ago.
 
@@ -387,7 +229,7 @@ def maintain(config: Path | None, **flags: Any) -> None:
 
 
 @main.command()
-@common_options
+@settings_options
 @click.option("--yes", is_flag=True, help="Remove a lock whose run's host cannot be checked without asking.")
 def unlock(config: Path | None, yes: bool, **flags: Any) -> None:
     """Remove the run lock a killed run left on HDFS or an object store.

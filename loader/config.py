@@ -1,153 +1,393 @@
 """The loader's settings: global only, never per topic. From flags, environment variables
-(`LOADER_<NAME>`) or a TOML file (`--config`), in that order of precedence."""
+(`LOADER_<NAME>`) or a TOML file (`--config`), in that order of precedence.
+
+`LoaderSettings` is the one place a setting is declared: its type, default, help text and the commands
+that take it (`loader.setting_fields.Setting`). The command line's flags and variables, the config file's
+keys and the manual's tables (`python -m loader.config docs/loader.md`) follow from it; its validators
+check the values whenever settings are made, and `validate()` checks them against this machine.
+"""
 
 from __future__ import annotations
 
 import os
+import sys
 import tomllib
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from loader.operations.compaction_plan import CompactionPolicy
+from pydantic import (
+    ConfigDict,
+    InstanceOf,
+    ValidationError,
+    ValidationInfo,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+    model_validator,
+)
+from pydantic.dataclasses import dataclass as model
+
 from loader.reading.kafka_security import KafkaSecurity
-from loader.reading.security_settings import CONFIG_KEYS as SECURITY_KEYS
-from loader.runtime.spark_session import DRIVER_JIT, ICEBERG_CATALOGS, installed_spark_version
+from loader.reading.security_settings import SecurityInputs
+from loader.runtime.spark_session import installed_spark_version
 from loader.runtime.spark_versions import iceberg_refusal
 from loader.schema.partitioning import Granularity
+from loader.setting_fields import (
+    MAINTAIN,
+    METRICS,
+    RUN,
+    Declared,
+    Setting,
+    config_keys,
+    declared,
+    manual_table,
+    with_tables,
+)
 from pipeline_client.client_settings import RegistryClientSettings
 
 LOG_FORMATS = ("text", "json")
+COUNTS_AT_LEAST_ONE = (
+    "records per task, the task pool size, topic threads, the records per partition and run and the topics "
+    "per query must be at least 1"
+)
 
 
 @dataclass(frozen=True)
+class CompactionPolicy:
+    """What `loader maintain` compacts (`loader.operations.compaction_plan`), from the maintain settings."""
+
+    min_files: int = 10  # compact when more than this many small files are in a partition
+    small_file_bytes: int = 32 * 1024 * 1024
+    target_file_bytes: int = 128 * 1024 * 1024
+    min_age: timedelta = timedelta(hours=1)  # after the partition's time span ended
+
+    def validate(self) -> CompactionPolicy:
+        if self.min_files < 1:
+            raise ValueError("maintain-min-files must be at least 1")
+        if self.small_file_bytes < 1 or self.target_file_bytes < 1:
+            raise ValueError("maintain-small-file-mb and maintain-target-file-mb must be at least 1")
+        if self.min_age < timedelta(0):
+            raise ValueError("maintain-min-age-minutes must not be negative")
+        return self
+
+
+@model(frozen=True, config=ConfigDict(arbitrary_types_allowed=True))
 class LoaderSettings:
-    bootstrap_servers: str
-    registry_url: str
-    warehouse: str
-    metastore_uri: str | None = None
-    database: str = "kafka"
-    state_dir: str | None = None  # default: <warehouse>/_loader_state/<database>
-    include_topics: str | None = None  # regular expressions over whole topic names
-    exclude_topics: str | None = None
-    partition_granularity: Granularity = "hour"
-    # How tables are stored and committed (see docs/loader.md, "Table formats"): Hive ORC tables committed
-    # by the loader's manifest and file moves, or Apache Iceberg tables committed by Iceberg.
-    table_format: Literal["hive", "iceberg"] = "hive"
-    iceberg_catalog: Literal["hive", "hadoop"] = "hive"  # Iceberg's catalog: the metastore, or none
-    records_per_task: int = 500_000
-    # A run reads at most this many offsets of each partition (a first run over days of backlog commits in
-    # steps of minutes; `until_caught_up` runs again until nothing is left).
-    max_records_per_partition: int = 1_000_000
-    until_caught_up: bool = False
-    task_pool_size: int = 4
-    topic_threads: int = 8  # topics decoded and written at the same time (Spark runs their jobs side by side)
-    # Topics with at most this many new offsets share one query and write job, `topics_per_query` at a
-    # time (1: every topic its own); see loader.topic_group_pass.
-    small_topic_records: int = 20_000
-    topics_per_query: int = 16
-    max_bad_ratio: float = 0.0  # above this share of quarantined records, a topic fails the run
-    skip_tombstones: bool = False  # tombstones of topics that are not compacted are counted, not loaded
-    accept_cluster: str | None = None  # a Kafka cluster id the saved offsets may continue on
-    spark_master: str | None = None
-    # The JIT of the driver JVM the loader starts (see docs/loader.md, "The JIT of a fresh JVM"): quick
-    # compiles with C1 alone, which a run over many small topics gains by; full is the JVM's default.
-    driver_jit: Literal["quick", "full"] = "quick"
-    # A local directory where the driver JVM's class archive is kept between runs, so that each run's JVM
-    # maps its classes instead of loading them from the jars (see loader.runtime.driver_class_archive).
-    # None: off.
-    driver_class_archive_dir: str | None = None
-    # How long Kafka and the registry may take to answer a question, a topic's read included (see
-    # loader.reading.topic_read.read_timeouts): a broker that goes away ends the run about this long after.
-    metadata_timeout_s: float = 30.0
-    # `loader maintain` (see `loader.operations`): a closed partition (its time span ended at least
-    # `maintain_min_age_minutes` ago) of more than `maintain_min_files` files under
-    # `maintain_small_file_mb` is rewritten into files of about `maintain_target_file_mb`; the files it
-    # replaced are removed by a run at least `maintain_grace_minutes` after the switch.
-    maintain_min_age_minutes: float = 60.0
-    maintain_min_files: int = 10
-    maintain_small_file_mb: int = 32
-    maintain_target_file_mb: int = 128
-    maintain_grace_minutes: float = 60.0
-    # Iceberg tables: snapshots older than this are expired (never the newest one carrying the offsets).
-    maintain_snapshot_retention_minutes: float = 1440.0
-    # What a run tells a monitoring system (see docs/operations.md, "Monitoring the loader"): its metrics
-    # in Prometheus' text format, as a file for node_exporter's textfile collector and/or pushed to a
-    # Pushgateway; at most `metrics_max_topics` topics have series of their own (the rest are summed).
-    metrics_file: str | None = None
-    pushgateway_url: str | None = None
-    metrics_max_topics: int = 100
-    log_format: Literal["text", "json"] = "text"  # json: one JSON object per line and event
-    # A Kafka topic each committed run produces its per-topic, per-window counts to, as Avro registered
-    # in the registry (see `loader.observability.audit_stream`). None: off.
-    audit_topic: str | None = None
-    # How every Kafka client and the registry client authenticate and verify
-    # (see loader.reading.security_settings).
-    kafka_security: KafkaSecurity = field(default_factory=KafkaSecurity)
-    registry_access: RegistryClientSettings = field(default_factory=RegistryClientSettings)
+    bootstrap_servers: Annotated[str, Setting("Kafka's brokers, host:port,...")]
+    registry_url: Annotated[str, Setting("The Confluent-compatible schema registry's URL.")]
+    warehouse: Annotated[str, Setting("Where the tables' files live: a directory, hdfs://, s3a://.")]
+    metastore_uri: Annotated[
+        str | None,
+        Setting(
+            "The Hive metastore, thrift://host:port.", shown_default="embedded Derby inside the warehouse"
+        ),
+    ] = None
+    database: Annotated[str, Setting("The database of the tables.")] = "kafka"
+    state_dir: Annotated[
+        str | None,
+        Setting(
+            "The loader's offsets and commits; on the tables' file system, since files reach their tables by "
+            "rename (a topic whose table is elsewhere fails, before anything is written, saying so).",
+            shown_default="`<warehouse>/_loader_state/<database>`",
+        ),
+    ] = None
+    include_topics: Annotated[
+        str | None,
+        Setting("A regular expression over whole topic names: load only those.", RUN, shown_default="all"),
+    ] = None
+    exclude_topics: Annotated[
+        str | None, Setting("A regular expression over whole topic names: never load those.", RUN)
+    ] = None
+    partition_granularity: Annotated[
+        Granularity, Setting("Time partitions dt=YYYY-MM-DD[/hour=HH] from the record timestamp, UTC.", RUN)
+    ] = "hour"
+    table_format: Annotated[
+        Literal["hive", "iceberg"],
+        Setting(
+            "Hive ORC tables committed by the loader's manifest and file moves, or Apache Iceberg tables "
+            'committed by Iceberg (see "Table formats").'
+        ),
+    ] = "hive"
+    iceberg_catalog: Annotated[
+        Literal["hive", "hadoop"],
+        Setting(
+            "Iceberg's catalog: the metastore (hive), or none, the warehouse alone (hadoop).",
+            label="the Iceberg catalog",
+        ),
+    ] = "hive"
+    records_per_task: Annotated[
+        int,
+        Setting("How a topic's read is split into Spark tasks: none reads more than this many records.", RUN),
+    ] = 500_000
+    max_records_per_partition: Annotated[
+        int,
+        Setting(
+            "A run reads at most this many offsets of each partition; the rest is the next run's (see "
+            '"Many topics and big backlogs").',
+            RUN,
+        ),
+    ] = 1_000_000
+    until_caught_up: Annotated[
+        bool,
+        Setting(
+            "Run again, each run its own commit, until the last run read every partition to its end.", RUN
+        ),
+    ] = False
+    task_pool_size: Annotated[
+        int,
+        Setting(
+            "A topic with at least 50,000 offsets to read per task gets up to this many tasks (a small topic "
+            "is one task).",
+            RUN,
+        ),
+    ] = 4
+    topic_threads: Annotated[
+        int,
+        Setting(
+            "Topics read, decoded and written at the same time, each in a Spark scheduler pool of its own "
+            "(FAIR), so that small topics' jobs run beside a big topic's instead of queueing behind it.",
+            RUN,
+        ),
+    ] = 8
+    # Small topics share one query: see loader.run.topic_group_pass.
+    small_topic_records: Annotated[
+        int,
+        Setting(
+            "Hive tables: topics with at most this many new offsets share one query and one write job, "
+            'topics-per-query at a time (see "Many topics and big backlogs").',
+            RUN,
+        ),
+    ] = 20_000
+    topics_per_query: Annotated[
+        int, Setting("How many small topics share one query (1: every topic its own).", RUN)
+    ] = 16
+    max_bad_ratio: Annotated[
+        float,
+        Setting(
+            "The share of quarantined records above which a run exits 3 (the good records are loaded).", RUN
+        ),
+    ] = 0.0
+    skip_tombstones: Annotated[
+        bool,
+        Setting(
+            "Count the tombstones of topics that are not compacted (report, audit) instead of loading them "
+            "as deletion rows.",
+            RUN,
+        ),
+    ] = False
+    accept_cluster: Annotated[
+        str | None,
+        Setting(
+            "A Kafka cluster id the saved offsets may continue on although they were read from another "
+            'cluster (see "Failover and recreated topics").',
+            RUN,
+            metavar="CLUSTER_ID",
+        ),
+    ] = None
+    spark_master: Annotated[
+        str | None, Setting("Where Spark runs.", shown_default="`local[2]` (spark-submit sets its own)")
+    ] = None
+    driver_jit: Annotated[
+        Literal["quick", "full"],
+        Setting(
+            "The JIT of the driver JVM the loader starts: quick compiles with C1 alone "
+            '(-XX:TieredStopAtLevel=1), full is the JVM\'s own tiered JIT (see "The JIT of a fresh JVM").',
+            label="driver JIT",
+        ),
+    ] = "quick"
+    driver_class_archive_dir: Annotated[
+        str | None,
+        Setting(
+            "A local directory where the driver JVM's class archive is kept between runs: each run's JVM "
+            "then maps Spark's classes instead of loading them from the jars, seconds sooner; the first run "
+            "writes it (about 200 MB; 15 to 40 s more at its end); not with configuration files on the "
+            "driver's class path (HADOOP_CONF_DIR); see \"The driver JVM's class archive\"."
+        ),
+    ] = None
+    metadata_timeout_s: Annotated[
+        float,
+        Setting(
+            "How long Kafka and the registry may take to answer a request, a topic's read included: each of "
+            "Kafka's requests and calls, Spark's offset lookups (tried once) and a read task's wait for "
+            "records time out after it, so a broker that goes away ends the run about this long after (at "
+            "most about twice this long, when it goes between a read's two offset lookups; on a cluster, "
+            "times Spark's task attempts, spark.task.maxFailures); the run ends with status 1 and moves no "
+            'offset of what it could not read (see "When something fails").'
+        ),
+    ] = 30.0
+    maintain_min_age_minutes: Annotated[
+        float,
+        Setting(
+            "A partition is closed this long after its day or hour ended: late records are unlikely.",
+            MAINTAIN,
+        ),
+    ] = 60.0
+    maintain_min_files: Annotated[
+        int, Setting("A closed partition is compacted when it has more than this many small files.", MAINTAIN)
+    ] = 10
+    maintain_small_file_mb: Annotated[
+        int,
+        Setting("A file under this size is small (big files are rewritten too, but not counted).", MAINTAIN),
+    ] = 32
+    maintain_target_file_mb: Annotated[
+        int, Setting("The size of the files a compaction writes.", MAINTAIN)
+    ] = 128
+    maintain_grace_minutes: Annotated[
+        float,
+        Setting(
+            "The files a compaction replaced stay this long after the switch, for queries planned before it; "
+            "a maintain run removes them after that.",
+            MAINTAIN,
+        ),
+    ] = 60.0
+    maintain_snapshot_retention_minutes: Annotated[
+        float,
+        Setting(
+            "Iceberg tables: snapshots older than this are expired (never the newest one, which carries the "
+            "offsets).",
+            MAINTAIN,
+        ),
+    ] = 1440.0
+    metrics_file: Annotated[
+        str | None,
+        Setting(
+            "A local file to write the run's or the audit's metrics to, in Prometheus' text format and "
+            "atomically: a .prom file in node_exporter's textfile collector directory (see \"Monitoring the "
+            'loader" in docs/operations.md).',
+            METRICS,
+        ),
+    ] = None
+    pushgateway_url: Annotated[
+        str | None,
+        Setting(
+            "A Prometheus Pushgateway to push the metrics to (job loader, instance the database).", METRICS
+        ),
+    ] = None
+    metrics_max_topics: Annotated[
+        int,
+        Setting(
+            "At most this many topics get metric series of their own (the failed ones, then the furthest "
+            'behind); the others are summed into topic="_other".',
+            METRICS,
+        ),
+    ] = 100
+    log_format: Annotated[
+        Literal["text", "json"],
+        Setting(
+            "json: the loader's stderr is one JSON object per line and event, with the run's id (a failed "
+            "topic is one line with its whole reason in either format).",
+            label="the log format",
+        ),
+    ] = "text"
+    audit_topic: Annotated[
+        str | None,
+        Setting(
+            "A Kafka topic each committed run produces its per-topic, per-window counts to, as Avro "
+            'registered in the registry and marked with the run\'s id (see "The audit as a stream" in '
+            "docs/operations.md).",
+            RUN,
+        ),
+    ] = None
+    # How every Kafka client and the registry client authenticate and verify: made from the security
+    # settings (`loader.reading.security_settings`), not settings of their own.
+    kafka_security: InstanceOf[KafkaSecurity] = field(default_factory=KafkaSecurity)
+    registry_access: InstanceOf[RegistryClientSettings] = field(default_factory=RegistryClientSettings)
+
+    @field_validator("*", mode="wrap")
+    @classmethod
+    def _one_of_the_choices(
+        cls, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo
+    ) -> Any:
+        try:
+            return handler(value)
+        except ValidationError as exc:
+            if all(error["type"] != "literal_error" for error in exc.errors()):
+                raise
+            setting = SETTINGS[info.field_name or ""]
+            raise ValueError(
+                f"{setting.label} must be {' or '.join(map(repr, setting.choices))}, not {value!r}"
+            ) from None
+
+    @field_validator(
+        "records_per_task", "task_pool_size", "topic_threads", "max_records_per_partition", "topics_per_query"
+    )
+    @classmethod
+    def _a_count(cls, value: int) -> int:
+        if value < 1:
+            raise ValueError(COUNTS_AT_LEAST_ONE)
+        return value
+
+    @field_validator("metrics_max_topics")
+    @classmethod
+    def _metrics_max_topics(cls, value: int) -> int:
+        if value < 1:
+            raise ValueError("metrics-max-topics must be at least 1")
+        return value
+
+    @field_validator("small_topic_records")
+    @classmethod
+    def _small_topic_records(cls, value: int) -> int:
+        if value < 0:
+            raise ValueError("small-topic-records must not be negative")
+        return value
+
+    @field_validator("max_bad_ratio")
+    @classmethod
+    def _max_bad_ratio(cls, value: float) -> float:
+        if not 0 <= value <= 1:
+            raise ValueError("the bad-record ratio must be between 0 and 1")
+        return value
+
+    @field_validator("maintain_grace_minutes", "maintain_snapshot_retention_minutes")
+    @classmethod
+    def _a_wait(cls, value: float) -> float:
+        if value < 0:
+            raise ValueError(
+                "maintain-grace-minutes and maintain-snapshot-retention-minutes must not be negative"
+            )
+        return value
+
+    @field_validator("metrics_file")
+    @classmethod
+    def _metrics_file(cls, value: str | None) -> str | None:
+        if value and is_uri(value):
+            raise ValueError(f"the metrics file must be a local path, not {value!r}")
+        return value
+
+    @field_validator("driver_class_archive_dir")
+    @classmethod
+    def _archive_dir(cls, value: str | None) -> str | None:
+        if value and is_uri(value):
+            raise ValueError(f"the driver class archive directory must be a local path, not {value!r}")
+        if value and os.pathsep in value:
+            # The JVM reads `-XX:SharedArchiveFile` as a list of archives separated by it.
+            raise ValueError(f"the driver class archive directory must not contain {os.pathsep!r}: {value!r}")
+        return value
+
+    @model_validator(mode="after")
+    def _maintenance(self) -> LoaderSettings:
+        self.compaction_policy()  # raises for maintenance settings out of range
+        return self
 
     @property
     def state_location(self) -> str:
         return self.state_dir or f"{self.warehouse.rstrip('/')}/_loader_state/{self.database}"
 
     def validate(self) -> LoaderSettings:
-        if self.partition_granularity not in ("day", "hour"):
-            raise ValueError(
-                f"partition granularity must be 'day' or 'hour', not {self.partition_granularity!r}"
-            )
-        if self.table_format not in ("hive", "iceberg"):
-            raise ValueError(f"table format must be 'hive' or 'iceberg', not {self.table_format!r}")
-        if self.driver_jit not in DRIVER_JIT:
-            raise ValueError(f"driver JIT must be 'quick' or 'full', not {self.driver_jit!r}")
-        if self.iceberg_catalog not in ICEBERG_CATALOGS:
-            raise ValueError(f"the Iceberg catalog must be 'hive' or 'hadoop', not {self.iceberg_catalog!r}")
+        """The settings checked against this machine (the Spark line's Iceberg runtime, the security
+        settings' files), their local paths made absolute against the directory the loader was started
+        from: Spark's JVM runs elsewhere (see `loader.runtime.spark_session`) and would read a relative
+        path against its own. The values alone were checked when the settings were made."""
         if self.table_format == "iceberg" and (refusal := iceberg_refusal(installed_spark_version())):
             raise ValueError(refusal)
-        counts = (
-            self.records_per_task,
-            self.task_pool_size,
-            self.topic_threads,
-            self.max_records_per_partition,
-            self.topics_per_query,
-        )
-        if min(counts) < 1:
-            raise ValueError(
-                "records per task, the task pool size, topic threads, the records per partition and run "
-                "and the topics per query must be at least 1"
-            )
-        if self.metrics_max_topics < 1:
-            raise ValueError("metrics-max-topics must be at least 1")
-        if self.log_format not in LOG_FORMATS:
-            raise ValueError(f"the log format must be 'text' or 'json', not {self.log_format!r}")
-        if self.metrics_file and is_uri(self.metrics_file):
-            raise ValueError(f"the metrics file must be a local path, not {self.metrics_file!r}")
-        if self.small_topic_records < 0:
-            raise ValueError("small-topic-records must not be negative")
-        if not 0 <= self.max_bad_ratio <= 1:
-            raise ValueError("the bad-record ratio must be between 0 and 1")
-        self.compaction_policy()  # raises for maintenance settings out of range
-        if self.maintain_grace_minutes < 0 or self.maintain_snapshot_retention_minutes < 0:
-            raise ValueError(
-                "maintain-grace-minutes and maintain-snapshot-retention-minutes must not be negative"
-            )
         self.kafka_security.validate()
         self.registry_access.session(self.registry_url, self.kafka_security.sasl_login)  # checks its files
-        # Local paths are made absolute against the directory the loader was started from: Spark's JVM
-        # runs elsewhere (see `loader.runtime.spark_session`) and would read a relative path against its own.
-        state_dir = absolute_if_local(self.state_dir) if self.state_dir else None
         archive_dir = self.driver_class_archive_dir
-        if archive_dir and is_uri(archive_dir):
-            raise ValueError(f"the driver class archive directory must be a local path, not {archive_dir!r}")
-        if archive_dir and os.pathsep in archive_dir:
-            # The JVM reads `-XX:SharedArchiveFile` as a list of archives separated by it.
-            raise ValueError(
-                f"the driver class archive directory must not contain {os.pathsep!r}: {archive_dir!r}"
-            )
         return replace(
             self,
             warehouse=absolute_if_local(self.warehouse),
-            state_dir=state_dir,
+            state_dir=absolute_if_local(self.state_dir) if self.state_dir else None,
             driver_class_archive_dir=str(Path(archive_dir).absolute()) if archive_dir else None,
             metrics_file=str(Path(self.metrics_file).absolute()) if self.metrics_file else None,
         )
@@ -165,6 +405,27 @@ class LoaderSettings:
         return timedelta(minutes=self.maintain_grace_minutes)
 
 
+# Every setting a user gives: the loader's own, then the security settings that become `kafka_security`
+# and `registry_access`.
+DECLARED: list[Declared] = declared(LoaderSettings, SecurityInputs)
+SETTINGS = {setting.name: setting for setting in DECLARED}
+REQUIRED = [setting.name for setting in DECLARED if setting.required]
+
+
+def problem(exc: ValueError) -> str:
+    """What is wrong with settings, as a usage error says it: each validator's own message."""
+    if not isinstance(exc, ValidationError):
+        return str(exc)
+    messages = []
+    for error in exc.errors():
+        if error["type"] == "value_error":
+            messages.append(str(error["ctx"]["error"]))
+        else:
+            where = ".".join(str(part).replace("_", "-") for part in error["loc"])
+            messages.append(f"{where}: {error['msg']}" if where else error["msg"])
+    return "; ".join(dict.fromkeys(messages))
+
+
 def is_uri(location: str) -> bool:
     return "://" in location or location.startswith("file:")
 
@@ -178,10 +439,29 @@ def read_config_file(path: Path) -> dict[str, Any]:
     """The `[loader]` table of a TOML file (or its top level), with dashes in keys read as underscores."""
     data = tomllib.loads(path.read_text())
     section = data.get("loader", data)
-    known = {f.name for f in fields(LoaderSettings)} - {"kafka_security", "registry_access"}
-    known |= set(SECURITY_KEYS)
     values = {key.replace("-", "_"): value for key, value in section.items()}
-    unknown = sorted(set(values) - known)
+    unknown = sorted(set(values) - config_keys(DECLARED))
     if unknown:
         raise ValueError(f"{path}: unknown setting(s) {', '.join(unknown)}")
     return values
+
+
+def manual_tables() -> dict[str, str]:
+    """The tables of docs/loader.md that list settings, by the name their marker gives."""
+    security = declared(SecurityInputs)
+    return {
+        "loader": manual_table(setting for setting in DECLARED if setting not in security),
+        "security": manual_table(security),
+        "maintain": manual_table(setting for setting in DECLARED if setting.setting.commands == MAINTAIN),
+    }
+
+
+def with_manual_tables(text: str) -> str:
+    """`text` (docs/loader.md) with its settings tables as the declarations make them."""
+    return with_tables(text, manual_tables())
+
+
+if __name__ == "__main__":  # python -m loader.config docs/loader.md: writes the manual's settings tables
+    for name in sys.argv[1:]:
+        manual = Path(name)
+        manual.write_text(with_manual_tables(manual.read_text()))

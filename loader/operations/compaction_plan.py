@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import Enum
 
+from loader.config import CompactionPolicy
 from loader.operations.relocation_record import Relocation
 
 
@@ -30,23 +31,6 @@ class PartitionListing:
     spec: dict[str, str]  # {"dt": "2026-11-23", "hour": "04"}
     location: str
     files: list[DataFile]
-
-
-@dataclass(frozen=True)
-class CompactionPolicy:
-    min_files: int = 10  # compact when more than this many small files are in a partition
-    small_file_bytes: int = 32 * 1024 * 1024
-    target_file_bytes: int = 128 * 1024 * 1024
-    min_age: timedelta = timedelta(hours=1)  # after the partition's time span ended
-
-    def validate(self) -> CompactionPolicy:
-        if self.min_files < 1:
-            raise ValueError("maintain-min-files must be at least 1")
-        if self.small_file_bytes < 1 or self.target_file_bytes < 1:
-            raise ValueError("maintain-small-file-mb and maintain-target-file-mb must be at least 1")
-        if self.min_age < timedelta(0):
-            raise ValueError("maintain-min-age-minutes must not be negative")
-        return self
 
 
 @dataclass(frozen=True)

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import click
+from typing import Annotated, Any
 
 from loader.reading.kafka_security import MECHANISMS, PROTOCOLS, KafkaSecurity
+from loader.setting_fields import Setting, declared
 from pipeline_client.client_settings import RegistryClientSettings, settings_from
 from pipeline_client.secret_values import (
     Secret,
@@ -29,79 +29,81 @@ from pipeline_client.secret_values import (
     secret_reference,
 )
 
-# Keys of the config file (and flags, as --dashed-names) that become a KafkaSecurity or registry settings.
-CONFIG_KEYS = (
-    "security_protocol",
-    "sasl_mechanism",
-    "sasl_username",
-    "sasl_password_file",
-    "ssl_ca_location",
-    "ssl_certificate_location",
-    "ssl_key_location",
-    "ssl_key_password_file",
-    "kafka",
-    "librdkafka",
-    "registry_properties",
-)
 SASL_PASSWORD_VARIABLE = "LOADER_SASL_PASSWORD"
 SSL_KEY_PASSWORD_VARIABLE = "LOADER_SSL_KEY_PASSWORD"
 REGISTRY_VARIABLE_PREFIX = "LOADER_REGISTRY_"
-_PATH = click.Path(dir_okay=False)
 
 
-def security_options(command: Any) -> Any:
-    """The security flags, each also a ``LOADER_<NAME>`` variable (none of them takes a secret)."""
-    options = [
-        click.option(
-            "--security-protocol",
-            type=click.Choice(PROTOCOLS, case_sensitive=False),
-            envvar="LOADER_SECURITY_PROTOCOL",
-            help="Kafka: PLAINTEXT (default), SSL, SASL_PLAINTEXT or SASL_SSL.",
+@dataclass(frozen=True)
+class SecurityInputs:
+    """The security settings as a user gives them (flags, variables, config file keys; none of them takes a
+    secret): declared here, made into a `KafkaSecurity` and the registry's settings by `take_security`."""
+
+    security_protocol: Annotated[
+        str | None,
+        Setting(
+            "Kafka: PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL.",
+            choices=PROTOCOLS,
+            case_sensitive=False,
+            shown_default="`PLAINTEXT`",
         ),
-        click.option(
-            "--sasl-mechanism",
-            type=click.Choice(MECHANISMS, case_sensitive=False),
-            envvar="LOADER_SASL_MECHANISM",
-            help="Kafka SASL mechanism.",
+    ] = None
+    sasl_mechanism: Annotated[
+        str | None,
+        Setting(
+            "Kafka's SASL mechanism: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 (or OAUTHBEARER, below).",
+            choices=MECHANISMS,
+            case_sensitive=False,
         ),
-        click.option("--sasl-username", envvar="LOADER_SASL_USERNAME", help="Kafka SASL user."),
-        click.option(
-            "--sasl-password-file",
-            type=_PATH,
-            envvar="LOADER_SASL_PASSWORD_FILE",
-            help=f"File holding the SASL password (or set {SASL_PASSWORD_VARIABLE}).",
+    ] = None
+    sasl_username: Annotated[str | None, Setting("The SASL user.")] = None
+    sasl_password_file: Annotated[
+        str | None,
+        Setting(f"A file holding the SASL password (or set {SASL_PASSWORD_VARIABLE}).", file=True),
+    ] = None
+    ssl_ca_location: Annotated[
+        str | None,
+        Setting(
+            "PEM file of the CA(s) that signed the brokers' certificates.",
+            file=True,
+            shown_default="the system's",
         ),
-        click.option(
-            "--ssl-ca-location", type=_PATH, envvar="LOADER_SSL_CA_LOCATION", help="PEM CA of the brokers."
+    ] = None
+    ssl_certificate_location: Annotated[
+        str | None, Setting("PEM client certificate, for mutual TLS.", file=True)
+    ] = None
+    ssl_key_location: Annotated[
+        str | None, Setting("PEM (PKCS#8) key of the client certificate.", file=True)
+    ] = None
+    ssl_key_password_file: Annotated[
+        str | None,
+        Setting(
+            f"When that key is encrypted: a file holding its password (or set {SSL_KEY_PASSWORD_VARIABLE}).",
+            file=True,
         ),
-        click.option(
-            "--ssl-certificate-location",
-            type=_PATH,
-            envvar="LOADER_SSL_CERTIFICATE_LOCATION",
-            help="PEM client certificate (mutual TLS).",
+    ] = None
+    kafka: Annotated[
+        dict[str, Any],
+        Setting("Any other property of Spark's Kafka source, in Java's names (below).", flag=False),
+    ] = field(default_factory=dict)
+    librdkafka: Annotated[
+        dict[str, Any],
+        Setting(
+            "Any other property of librdkafka, which asks Kafka for topics and offsets (below).", flag=False
         ),
-        click.option(
-            "--ssl-key-location",
-            type=_PATH,
-            envvar="LOADER_SSL_KEY_LOCATION",
-            help="PEM (PKCS#8) key of the client certificate.",
+    ] = field(default_factory=dict)
+    registry_properties: Annotated[
+        str | None,
+        Setting(
+            "A file of the registry's client properties (basic.auth.user.info, ..., below).",
+            file=True,
+            shown_default="anonymous",
         ),
-        click.option(
-            "--ssl-key-password-file",
-            type=_PATH,
-            envvar="LOADER_SSL_KEY_PASSWORD_FILE",
-            help=f"File holding that key's password (or set {SSL_KEY_PASSWORD_VARIABLE}).",
-        ),
-        click.option(
-            "--registry-properties",
-            type=_PATH,
-            envvar="LOADER_REGISTRY_PROPERTIES",
-            help="Registry credentials and TLS: Confluent client properties (basic.auth.user.info, ...).",
-        ),
-    ]
-    for option in reversed(options):
-        command = option(command)
-    return command
+    ] = None
+
+
+# Keys of the config file (and flags, as --dashed-names) that become a KafkaSecurity or registry settings.
+CONFIG_KEYS = tuple(setting.name for setting in declared(SecurityInputs))
 
 
 def take_security(
