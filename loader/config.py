@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import (
-    ConfigDict,
     InstanceOf,
     ValidationError,
     ValidationInfo,
@@ -72,8 +71,11 @@ class CompactionPolicy:
         return self
 
 
-@model(frozen=True, config=ConfigDict(arbitrary_types_allowed=True))
+@model(frozen=True)
 class LoaderSettings:
+    """Every setting of the loader, each declared once: a new setting is a field here (or, for Kafka's and
+    the registry's security, in `loader.reading.security_settings.SecurityInputs`)."""
+
     bootstrap_servers: Annotated[str, Setting("Kafka's brokers, host:port,...")]
     registry_url: Annotated[str, Setting("The Confluent-compatible schema registry's URL.")]
     warehouse: Annotated[str, Setting("Where the tables' files live: a directory, hdfs://, s3a://.")]
