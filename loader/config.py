@@ -45,7 +45,6 @@ from loader.setting_fields import (
 )
 from pipeline_client.client_settings import RegistryClientSettings
 
-LOG_FORMATS = ("text", "json")
 COUNTS_AT_LEAST_ONE = (
     "records per task, the task pool size, topic threads, the records per partition and run and the topics "
     "per query must be at least 1"
