@@ -12,7 +12,7 @@ machine's drift falls on both alike. `--compare sort` (the default): the loader'
 is not on the class path). `--compare vectors`: the loader's writer putting rows straight into ORC's
 column vectors (`OrcVectorWriter`) against the same writer handing them to Spark's ORC writer (the setting
 `spark.tableloader.orc.vectorWriter=false`). `--compare counted`: a topic's rows handed to the loader's
-writer as a group of one, which counts them (`loader.topic_pass.rows_for_writer`), against the same rows
+writer as a group of one, which counts them (`loader.run.topic_pass.rows_for_writer`), against the same rows
 counted by an observation and filtered before the writer (`rows_to_write`). `--compare limit`: the loader
 against the limit of `loader_bench.py` (Spark's Kafka source writing the value bytes to Parquet), the
 warm-up runs showing each one's cold run. Prints each run's seconds, files and bytes, and the ratio of

@@ -39,17 +39,18 @@ from loader_services import (
 )
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from loader import job, topic_group_pass, topic_pass
+from loader import job
 from loader.config import LoaderSettings
 from loader.formats.hive import HiveFormat, table_catalog
 from loader.formats.iceberg import IcebergFormat
 from loader.reading.topic_read import GroupCountedRead
+from loader.run import discover, load, plan, topic_group_pass, topic_pass
 
 PHASES: list[tuple[Any, str, str]] = [
     (job, "_load", "whole run"),
-    (job, "load_group", "small topics' groups"),
+    (load, "load_group", "small topics' groups"),
     (topic_group_pass, "load_topic", "  of which topics loaded again alone"),
-    (job, "load_topic", "topic passes"),
+    (load, "load_topic", "topic passes"),
     (topic_pass, "read_ranges", "  build: Kafka read"),
     (topic_pass, "decode", "  build: decode"),
     (topic_pass, "good_rows", "  build: projection"),
@@ -64,10 +65,10 @@ PHASES: list[tuple[Any, str, str]] = [
     (DataFrameWriter, "save", "  Spark write job"),
     (IcebergFormat, "append", "  append: write job and commit (Iceberg)"),
     (DataFrameWriterV2, "append", "    of which the write job and Iceberg's commit"),
-    (job, "_commit", "commit (moves, partitions, manifest)"),
-    (job, "list_topics", "Kafka: topics"),
-    (job, "watermarks", "Kafka: offsets"),
-    (job, "topic_ids", "Kafka: topic ids"),
+    (job, "commit", "commit (moves, partitions, manifest)"),
+    (discover, "list_topics", "Kafka: topics"),
+    (plan, "watermarks", "Kafka: offsets"),
+    (plan, "topic_ids", "Kafka: topic ids"),
 ]
 
 
@@ -105,7 +106,7 @@ def main() -> None:
     seconds: Counter[str] = Counter()
     calls: Counter[str] = Counter()
     timing(seconds, calls)
-    job.ThreadPoolExecutor = InThread  # type: ignore[misc,assignment]
+    load.ThreadPoolExecutor = InThread  # type: ignore[misc,assignment]
     workdir = Path(tempfile.mkdtemp(prefix="loader-phases-"))
     try:
         with kafka_broker(workdir) as bootstrap, registry_server(workdir) as registry_url:

@@ -1,14 +1,18 @@
 """Table formats: how the loader makes sure a table can hold a schema, appends one run's rows of one topic
-with the Kafka offsets they cover, and says which offsets a table already holds.
+with the Kafka offsets they cover, says which offsets a table already holds, and commits.
 
-The passes (`loader.topic_pass`) and the run (`loader.job`) speak only this interface; `loader.formats.hive`
-stages ORC files that the run's manifest commits (`loader.planning.commit_protocol`), `loader.formats.iceberg`
-commits each append as one Iceberg snapshot that names its offsets.
+The run (`loader.run`, `loader.job`) speaks only this interface, and finds a format by its name
+(`loader.formats.lookup`): adding a format or a catalog touches only this folder. Each format commits in
+its own way: `loader.formats.hive` stages ORC files that the run's manifest moves into place and whose
+partitions it registers (`loader.planning.commit_protocol`, completed through `add_partitions`), and records
+a table's valid-through after the commit point; `loader.formats.iceberg` commits each append as one Iceberg
+snapshot that names its offsets and valid-through, and stages nothing for the manifest.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -17,6 +21,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
 from loader.planning.commit_protocol import StagedTable
+from loader.report import RunReport
 from loader.runtime import spark_internals as internals
 from loader.schema.table_evolution import TableState
 
@@ -64,11 +69,14 @@ def group_rows_column(member: int) -> str:
 class TableFormat(Protocol):
     """A format of the tables of one run (one instance per run; thread-safe for the run's passes)."""
 
-    # True when an append is committed by itself (so a run's manifest follows its data) rather than by
-    # the run's manifest.
-    commits_itself: bool
+    name: str  # as the settings name it: `--table-format`
     # Held while a pass reads a table's schema and makes sure of it (table DDL goes one table at a time).
     lock: threading.Lock
+
+    def prepare(self, tables: list[str]) -> None:
+        """Learns what the catalog knows of the tables the run may write (unqualified names), and refuses
+        them (raises) when one of them is in another warehouse or of another format than this one."""
+        ...
 
     def data_schema(self, table: str, timestamp_column: str = "_kafka_timestamp") -> StructType | None:
         """The table's data columns, or None when it does not exist."""
@@ -109,6 +117,16 @@ class TableFormat(Protocol):
     def append_group(self, rows: DataFrame, members: list[GroupMember]) -> list[tuple[StagedTable, int]]:
         """Writes each member's rows (see `GROUP_MEMBER`) in one Spark job, staged for the run's
         manifest; returns each member's staged table and the rows written, in the members' order."""
+        ...
+
+    def add_partitions(self, qualified_table: str, partitions: list[dict[str, str]]) -> None:
+        """Registers a staged table's partitions once the manifest moved its files into place (the last
+        step of completing a commit; IF NOT EXISTS, so it can be redone)."""
+        ...
+
+    def after_commit(self, report: RunReport, warn: Callable[[str], None]) -> None:
+        """What the format records once the run's commit is complete (a table's valid-through, where its
+        appends did not record it themselves); a refusal is a warning, never a failed run."""
         ...
 
 

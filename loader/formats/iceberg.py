@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pyspark.sql import DataFrame, SparkSession
@@ -19,10 +20,15 @@ from pyspark.sql.types import StructType
 
 from loader.fault_injection import crash_point
 from loader.formats import Append, GroupMember, columns_ddl
+from loader.formats.hive.metastore import add_partitions
+from loader.formats.hive.table_catalog import TableCatalog
 from loader.formats.iceberg_alter import rename_columns, update_columns
 from loader.formats.iceberg_schema import schema_updates
+from loader.formats.run_tables import check_run_tables
 from loader.formats.table_rows import conformed
 from loader.planning.commit_protocol import StagedTable
+from loader.planning.state_store import StateStore
+from loader.report import RunReport
 from loader.schema.alias_renames import field_aliases, implied_renames, renamed
 from loader.schema.column_defaults import field_defaults
 from loader.schema.partitioning import Granularity
@@ -64,7 +70,12 @@ class IcebergFormat:
     spark: SparkSession
     database: str
     granularity: Granularity
-    commits_itself: bool = True
+    # The metastore's view of the run's tables, and where the warehouse is: what `prepare` checks (None:
+    # a format opened to read one table's state, not for a run).
+    catalog: TableCatalog | None = None
+    store: StateStore | None = None
+    warehouse: str = ""
+    name: str = "iceberg"
     lock: threading.Lock = field(default_factory=threading.Lock)
     # Appends to one table go one at a time (the quarantine's, from several topics' passes).
     _append_locks: dict[str, threading.Lock] = field(default_factory=dict)
@@ -94,6 +105,19 @@ class IcebergFormat:
         """Makes the session the active one of this thread: a pass runs in a thread of its own, where the
         session catalog would otherwise be Spark's plain one instead of Iceberg's."""
         self.spark._jvm.org.apache.spark.sql.SparkSession.setActiveSession(self.spark._jsparkSession)
+
+    def prepare(self, tables: list[str]) -> None:
+        if self.catalog is None or self.store is None:
+            raise RuntimeError("an Iceberg format opened without its catalog cannot check a run's tables")
+        check_run_tables(self.catalog, self.store, self.warehouse, self.name, tables)
+
+    def add_partitions(self, qualified_table: str, partitions: list[dict[str, str]]) -> None:
+        """An Iceberg append stages nothing for the manifest (its snapshot holds its partitions): only a
+        manifest a Hive-format run left to complete lists partitions, registered as that run would have."""
+        add_partitions(self.spark, qualified_table, partitions)
+
+    def after_commit(self, report: RunReport, warn: Callable[[str], None]) -> None:
+        """Nothing: each append's snapshot recorded the table's valid-through in its summary."""
 
     def data_schema(self, table: str, timestamp_column: str = "_kafka_timestamp") -> StructType | None:
         if table not in self._schemas:

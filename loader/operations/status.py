@@ -13,7 +13,6 @@ from rich.console import Console
 from rich.table import Table
 
 from loader.config import LoaderSettings
-from loader.job import spark_for
 from loader.observability.freshness import PROPERTY, parse_timestamp
 from loader.planning.commit_protocol import Manifest
 from loader.planning.kafka_identity import comparable_topic_ids
@@ -22,6 +21,7 @@ from loader.planning.state_store import StateStore
 from loader.reading.event_types import event_table
 from loader.reading.kafka_metadata import list_topics, topic_ids, watermarks
 from loader.reading.sql_text import identifier, string_literal
+from loader.runtime.loader_session import spark_for
 from loader.schema.naming import table_name
 
 

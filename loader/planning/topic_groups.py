@@ -1,4 +1,4 @@
-"""Which topics of a run share one query (see `loader.topic_group_pass`): the small ones.
+"""Which topics of a run share one query (see `loader.run.topic_group_pass`): the small ones.
 
 A topic is small when a run reads at most `small_topic_records` offsets of it; a topic whose records
 may be of several event types (or of types not known yet) is never grouped, as its pass may look into

@@ -174,7 +174,7 @@ def read_framed(column: str, schemas: SubjectSchemas, header_id: str | None = No
 @dataclass(frozen=True)
 class DecodedNames:
     """The names of the columns `decode` adds: plain in a topic's own query, numbered for each topic of a
-    query over several (see `loader.topic_group_pass`)."""
+    query over several (see `loader.run.topic_group_pass`)."""
 
     event: str = "event"
     key_decoded: str = KEY_DECODED  # the decoded key, before its verdict is known

@@ -11,14 +11,13 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from pyspark.sql import DataFrame, Observation, SparkSession
 from pyspark.sql import functions as F
 
-from loader.config import LoaderSettings
 from loader.planning.offsets import OffsetRange, kafka_source_options, task_count
-from loader.reading.kafka_security import spark_kafka_options
+from loader.reading.kafka_security import KafkaSecurity, spark_kafka_options
 from loader.reading.window_counts import (
     HISTOGRAM_BINS,
     WINDOW_SECONDS,
@@ -39,6 +38,21 @@ from loader.reading.window_counts import (
 FETCH_MAX_WAIT_MS = "1"
 
 
+class KafkaReadSettings(Protocol):
+    """What a read of Kafka needs of the loader's settings (`loader.config.LoaderSettings` has it)."""
+
+    @property
+    def bootstrap_servers(self) -> str: ...
+    @property
+    def metadata_timeout_s(self) -> float: ...
+    @property
+    def kafka_security(self) -> KafkaSecurity: ...
+    @property
+    def records_per_task(self) -> int: ...
+    @property
+    def task_pool_size(self) -> int: ...
+
+
 def read_timeouts(timeout_s: float) -> dict[str, str]:
     """What bounds a read by `metadata-timeout-s`: a broker that goes away ends the read about that long
     after, instead of after the clients' own defaults (a minute for each of Spark's offset lookups, tried
@@ -56,7 +70,7 @@ def read_timeouts(timeout_s: float) -> dict[str, str]:
     }
 
 
-def kafka_read_options(settings: LoaderSettings, ranges: list[OffsetRange]) -> dict[str, str]:
+def kafka_read_options(settings: KafkaReadSettings, ranges: list[OffsetRange]) -> dict[str, str]:
     """The options of Spark's Kafka source for `ranges`, later ones winning over earlier ones."""
     return {
         "kafka.bootstrap.servers": settings.bootstrap_servers,
@@ -71,7 +85,7 @@ def kafka_read_options(settings: LoaderSettings, ranges: list[OffsetRange]) -> d
     }
 
 
-def read_ranges(spark: SparkSession, settings: LoaderSettings, ranges: list[OffsetRange]) -> DataFrame:
+def read_ranges(spark: SparkSession, settings: KafkaReadSettings, ranges: list[OffsetRange]) -> DataFrame:
     """The records of `ranges` (one topic's), committed ones only, with their headers."""
     tasks = max(1, task_count(ranges, settings.records_per_task, settings.task_pool_size))
     frame = (

@@ -472,7 +472,7 @@ def interpreted_session(spark: SparkSession) -> SparkSession:
     """A session of the same application (same catalog, same jobs) whose queries evaluate their
     expressions interpreted instead of generating and compiling Java code for them.
 
-    For the queries over many small topics (`loader.topic_group_pass`). Such a query holds every member
+    For the queries over many small topics (`loader.run.topic_group_pass`). Such a query holds every member
     topic's decoding and row, hundreds of fields, more than Spark compiles into one whole-stage function
     (`spark.sql.codegen.maxFields`), so Spark generates a projection's code in every task, and in a
     fresh driver JVM (every cron run) the JIT then compiles that code as well: a profile of a run's JVM

@@ -24,7 +24,7 @@ from pyspark.sql import functions as F
 from loader.formats import GROUP_MEMBER, group_rows_column
 from loader.reading.decoding import KAFKA_COLUMNS, decode, rows_to_write, table_columns
 from loader.reading.registry_client import SubjectSchemas
-from loader.topic_pass import rows_for_writer
+from loader.run.topic_pass import rows_for_writer
 from tests.loader.harness import executed_plan, record_schema
 
 pytestmark = pytest.mark.integration

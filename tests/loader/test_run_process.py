@@ -114,7 +114,7 @@ def test_killed_at_every_step_and_rerun_loads_every_record_exactly_once(
     cli_harness.table_format = table_format
     topic = cli_harness.topic(partitions=2)
     # Topics of good records only, which a Hive run loads in one query with `topic` (see
-    # loader.topic_group_pass): the query is killed at every step too.
+    # loader.run.topic_group_pass): the query is killed at every step too.
     clean = [cli_harness.topic(partitions=2) for _ in range(2)]
     produced = 0
     bad = 0

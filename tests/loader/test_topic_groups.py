@@ -1,4 +1,4 @@
-"""Small topics loaded in one query and one write job (`loader.topic_group_pass`): a real broker, the
+"""Small topics loaded in one query and one write job (`loader.run.topic_group_pass`): a real broker, the
 registry over HTTP, Spark with a Hive metastore. What each topic's table gets must be what its own pass
 would give it, and a topic's trouble must stay its own."""
 

@@ -1,9 +1,11 @@
 """Hive ORC tables: the metastore's tables (`table_catalog`), rows staged as ORC files (`staging`) that
-the run's manifest moves into place (`loader.planning.commit_protocol`). The manifest is the only account
-of what the tables hold, so `held_offsets` has nothing to add to it."""
+the run's manifest moves into place (`loader.planning.commit_protocol`), their partitions registered
+(`metastore`), and each loaded table's valid-through set after the commit (`table_properties`). The
+manifest is the only account of what the tables hold, so `held_offsets` has nothing to add to it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pyspark.sql import DataFrame
@@ -11,10 +13,14 @@ from pyspark.sql.types import StructType
 
 from loader.formats import Append, GroupMember
 from loader.formats.hive.many_tables import write_tables, writer_available
+from loader.formats.hive.metastore import add_partitions
 from loader.formats.hive.staging import require_one_file_system, stage_rows, staged_files
 from loader.formats.hive.table_catalog import TableCatalog
+from loader.formats.hive.table_properties import record_valid_through
+from loader.formats.run_tables import check_run_tables
 from loader.planning.commit_protocol import StagedTable
 from loader.planning.state_store import StateStore
+from loader.report import RunReport
 from loader.schema.partitioning import Granularity
 from loader.schema.table_evolution import TableState
 
@@ -25,11 +31,15 @@ class HiveFormat:
     store: StateStore
     granularity: Granularity
     run_id: str
-    commits_itself: bool = False
+    warehouse: str
+    name: str = "hive"
 
     @property
     def lock(self):  # type: ignore[no-untyped-def]
         return self.catalog.lock
+
+    def prepare(self, tables: list[str]) -> None:
+        check_run_tables(self.catalog, self.store, self.warehouse, self.name, tables)
 
     def data_schema(self, table: str, timestamp_column: str = "_kafka_timestamp") -> StructType | None:
         return self.catalog.data_schema(table)
@@ -101,3 +111,9 @@ class HiveFormat:
         """Partitions `loader maintain` pointed elsewhere: the rows of those go where readers look."""
         with self.catalog.lock:
             return self.catalog.moved_partitions(table, directories)
+
+    def add_partitions(self, qualified_table: str, partitions: list[dict[str, str]]) -> None:
+        add_partitions(self.catalog.spark, qualified_table, partitions)
+
+    def after_commit(self, report: RunReport, warn: Callable[[str], None]) -> None:
+        record_valid_through(self.catalog.spark, report, warn)

@@ -1,5 +1,5 @@
 """Writing the ORC files of several tables in one Spark job: the rows of a query over several small
-topics (see `loader.topic_group_pass`), each into its own table's staging directory.
+topics (see `loader.run.topic_group_pass`), each into its own table's staging directory.
 
 A small topic's cost is its query and its write job, not its records (docs/loader.md, "What a busy topic
 costs"); Spark's writers write one schema per job, so the loader brings its own (`jvm/`, compiled by
@@ -8,8 +8,8 @@ partitions that hands each row's struct to Spark's own ORC `OutputWriter`, the o
 and returns the files it wrote. Only files that a successful task returned are staged.
 
 A topic's own pass writes its rows with the same writer, as a group of one (see
-`loader.topic_pass.rows_for_writer`), and so do the quarantine's rows (`write_table`): Spark's writer sorts
-every row of a task by the time partition before it writes a partitioned table, and Kafka's order is
+`loader.run.topic_pass.rows_for_writer`), and so do the quarantine's rows (`write_table`): Spark's writer
+sorts every row of a task by the time partition before it writes a partitioned table, and Kafka's order is
 mostly time's already (benchmarks/README.md, "A busy topic's rows written without a sort").
 """
 

@@ -7,20 +7,18 @@ leaves that topic's offsets where they were.
 
 from __future__ import annotations
 
-import threading
 import time
 import uuid
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import reduce
 
-from pyspark.sql import Column, DataFrame, Observation, SparkSession
+from pyspark.sql import Column, DataFrame, Observation
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
-from loader.config import LoaderSettings
 from loader.failure_cause import Places, classify
 from loader.failure_chain import exception_chain
-from loader.failure_message import places_of, where
+from loader.failure_message import where
 from loader.failure_trace import log_trace
 from loader.fault_injection import crash_point
 from loader.formats import (
@@ -28,13 +26,11 @@ from loader.formats import (
     GROUP_TIMESTAMP,
     Append,
     GroupMember,
-    TableFormat,
     already_held,
     group_rows_column,
 )
 from loader.observability.freshness import valid_through_property
-from loader.planning.commit_protocol import CommitLog, StagedTable
-from loader.planning.offsets import OffsetRange
+from loader.planning.commit_protocol import StagedTable
 from loader.reading.decoding import (
     KAFKA_COLUMNS,
     METADATA_COLUMNS,
@@ -51,74 +47,23 @@ from loader.reading.decoding import (
     user_fields,
     with_reasons_by_id,
 )
-from loader.reading.event_lookup import SchemaLookup
 from loader.reading.event_types import VALUE_TYPE, Placement, event_table, event_types
 from loader.reading.kafka_access import java_refusal
-from loader.reading.registry_client import RegistryClient, SubjectSchemas, describe_foreign_id
+from loader.reading.registry_client import SubjectSchemas, describe_foreign_id
 from loader.reading.sql_text import named_struct
 from loader.reading.topic_read import CountedRead, observed_metrics, read_ranges
 from loader.report import TopicReport
+from loader.run.work import QUARANTINE_TABLE, RunContext, TopicWork
 from loader.schema.column_defaults import existence_defaults, with_column_metadata
 from loader.schema.table_evolution import TableState, UnrepresentableChange
 from loader.schema.union_columns import Shape, fit_unions, reshape, reshaped_row
 
-QUARANTINE_TABLE = "loader_quarantine"
 # At most this many distinct foreign schema ids per topic and run are looked up in the registry to say
 # whose they are; a flood of garbage ids keeps the generic reason beyond it.
 MAX_ID_LOOKUPS = 50
 # A topic without a `<topic>-value` subject is looked at for record-named event types in this many of its
 # first new offsets per partition (see `_discover`).
 DISCOVERY_OFFSETS = 1000
-
-
-@dataclass(frozen=True)
-class TopicWork:
-    """What one topic's pass loads."""
-
-    topic: str
-    table: str  # unqualified: the table of its `<topic>-value` records
-    values: SubjectSchemas | None  # None for a topic without a `<topic>-value` subject
-    keys: SubjectSchemas | None
-    ranges: list[OffsetRange]
-    skip_tombstones: bool = False
-    # Its record-named event types known so far: record full name -> the subject they project onto.
-    event_types: dict[str, str] = field(default_factory=dict)
-    # Without any: partition -> the offset up to which earlier runs looked into its records for them.
-    looked_at: dict[int, int] = field(default_factory=dict)
-    topic_id: str | None = None  # Kafka's id of the topic, as the run found it
-
-    @property
-    def span(self) -> int:
-        return sum(r.span for r in self.ranges)
-
-    @property
-    def single_type(self) -> bool:
-        """Every record is the `<topic>-value` subject's (or a bad record): no event types to look for."""
-        return self.values is not None and not self.event_types
-
-
-@dataclass
-class RunContext:
-    """What every pass of a run shares."""
-
-    settings: LoaderSettings
-    spark: SparkSession
-    log: CommitLog
-    run_id: str
-    tables: TableFormat
-    registry: RegistryClient
-    lookup: SchemaLookup
-    # The session of queries over many small topics (`loader.runtime.spark_session.interpreted_session`).
-    small_topics_spark: SparkSession
-    # Table -> what loads into it ("topic t" or "topic t, event type n"): two owners would mix records.
-    claims: dict[str, str] = field(default_factory=dict)
-    # Topic -> partition -> offset: how far this run looked into topics without event types (see `_discover`).
-    looked_at: dict[str, dict[int, int]] = field(default_factory=dict)
-    registry_lock: threading.RLock = field(default_factory=threading.RLock)  # one HTTP session for all
-
-    @property
-    def places(self) -> Places:
-        return places_of(self.settings)
 
 
 def load_topic(run: RunContext, work: TopicWork, report: TopicReport) -> list[StagedTable]:
@@ -203,7 +148,7 @@ def _discover(run: RunContext, work: TopicWork) -> dict[str, str]:
     sample = [r for r in sample if r.span]
     if not sample:
         return {}
-    ids = framed_schema_ids(read_ranges(run.spark, run.settings, sample), (), MAX_ID_LOOKUPS)
+    ids = framed_schema_ids(read_ranges(run.spark, run.read, sample), (), MAX_ID_LOOKUPS)
     found = event_types(run.lookup.placement(work.topic, i) for i in ids)
     if not found:
         run.looked_at[work.topic] = {**work.looked_at, **{r.partition: r.end for r in sample}}
@@ -258,7 +203,7 @@ def _discard(run: RunContext, targets: list[Target]) -> None:
 
 def staging_directory(run: RunContext, table: str) -> str:
     """Where a table's rows of this run are staged (a table is one topic's, so one pass's)."""
-    return f"{run.log.staging_dir(run.run_id)}/{run.settings.database}.{table}"
+    return f"{run.log.staging_dir(run.run_id)}/{run.database}.{table}"
 
 
 def _write(
@@ -266,15 +211,15 @@ def _write(
 ) -> tuple[list[StagedTable | None], list[int]]:
     """Stages each target's rows, one Spark job each (the first counts what was read); returns the
     staged tables and, when records were left over, the framed schema ids no target holds."""
-    settings, spark = run.settings, run.spark
-    read = CountedRead(read_ranges(spark, settings, work.ranges)) if work.span else None
+    spark = run.spark
+    read = CountedRead(read_ranges(spark, run.read, work.ranges)) if work.span else None
     skip_tombstones = work.skip_tombstones or not any(t.tombstones for t in targets)
     ready = []
     for i, target in enumerate(targets):
         if read is None:
             source = spark.createDataFrame([], KAFKA_COLUMNS)
         else:
-            source = read.frame if i == 0 else read_ranges(spark, settings, work.ranges)
+            source = read.frame if i == 0 else read_ranges(spark, run.read, work.ranges)
         decoded = decode(target.rows_of(source), target.schemas, work.keys)
         columns = table_columns(decoded)
         require_no_clash(user_fields(decoded))
@@ -293,7 +238,7 @@ def _write(
     # A format that writes groups counts each table's rows as it writes them (see `rows_for_writer`).
     counted_by_writer = run.tables.appends_groups()
     for target, decoded, columns, shape, state in ready:
-        qualified = f"{settings.database}.{target.table}"
+        qualified = f"{run.database}.{target.table}"
         if counted_by_writer:
             rows = rows_for_writer(decoded, skip_tombstones, columns, shape)
             table, rows_written = _append_alone(run, work, target.table, state, rows)
@@ -337,7 +282,7 @@ def _write(
     if not report.quarantined:
         return staged, []
     held = {i for t in targets for i in t.schemas.writer_schemas}
-    return staged, framed_schema_ids(read_ranges(spark, settings, work.ranges), held, MAX_ID_LOOKUPS)
+    return staged, framed_schema_ids(read_ranges(spark, run.read, work.ranges), held, MAX_ID_LOOKUPS)
 
 
 def rows_for_writer(
@@ -423,8 +368,7 @@ def _stage_quarantine(
 ) -> StagedTable | None:
     """Bad records are rare: the topic's ranges are read and decoded again rather than every topic's rows
     kept for them."""
-    settings = run.settings
-    raw = read_ranges(run.spark, settings, work.ranges)
+    raw = read_ranges(run.spark, run.read, work.ranges)
     if targets[0].ids is None:  # a topic of one type, as always
         values = targets[0].schemas
         with run.registry_lock:  # one registry look-up per distinct foreign id, on the driver
@@ -441,7 +385,7 @@ def _stage_quarantine(
     held = run.tables.held_offsets(QUARANTINE_TABLE, work.topic, work.topic_id)
     if held:
         rows = rows.where(~already_held(held, "partition", "offset"))
-    table = f"{settings.database}.{QUARANTINE_TABLE}"
+    table = f"{run.database}.{QUARANTINE_TABLE}"
     # Staged per topic, so that topics never write into each other's staging.
     directory = f"{run.log.staging_dir(run.run_id)}/{table}/{work.topic}"
     offsets = {r.partition: r.end for r in work.ranges}

@@ -3,7 +3,7 @@ decoded and projected by its own columns of the query, and every table's rows wr
 
 A small topic costs its query and its write job, not its records (docs/loader.md, "What a busy topic
 costs"): sharing both cuts that cost, as long as the format can write several tables in one job
-(`TableFormat.appends_groups`). Everything else is a topic's own pass (`loader.topic_pass`), whose rules
+(`TableFormat.appends_groups`). Everything else is a topic's own pass (`loader.run.topic_pass`), whose rules
 this one keeps: the same decoding, the same tables (made sure of one by one), the same staging and commit.
 
 A topic's own trouble stays its own. One that cannot be made a table of fails alone, as in its own
@@ -40,11 +40,7 @@ from loader.reading.registry_client import SubjectSchemas
 from loader.reading.sql_text import aliased, case_when, identifier, named_struct, string_literal
 from loader.reading.topic_read import GroupCountedRead, ReadCounts, read_ranges
 from loader.report import TopicReport
-from loader.schema.table_evolution import TableState
-from loader.schema.union_columns import Shape, reshaped_row
-from loader.topic_pass import (
-    RunContext,
-    TopicWork,
+from loader.run.topic_pass import (
     describe_tables,
     group_member,
     load_topic,
@@ -53,6 +49,9 @@ from loader.topic_pass import (
     require_no_clash,
     staging_directory,
 )
+from loader.run.work import RunContext, TopicWork
+from loader.schema.table_evolution import TableState
+from loader.schema.union_columns import Shape, reshaped_row
 
 # The query's column that says which of the group's topics a record is of.
 TOPIC_MEMBER = "__loader_topic_member"
@@ -95,7 +94,7 @@ def load_group(run: RunContext, group: list[TopicWork], reports: dict[str, Topic
 def _load(run: RunContext, group: list[TopicWork], reports: dict[str, TopicReport]) -> list[StagedTable]:
     spark = run.small_topics_spark
     numbers = F.expr(case_when((f"`topic` = {string_literal(w.topic)}", str(i)) for i, w in enumerate(group)))
-    raw = read_ranges(spark, run.settings, [r for w in group for r in w.ranges])
+    raw = read_ranges(spark, run.read, [r for w in group for r in w.ranges])
     read = GroupCountedRead(raw, numbers, len(group))
     decodings = [decoding_columns(_values(w), w.keys, DecodedNames.numbered(i)) for i, w in enumerate(group)]
     judged = _decoded(read.frame.withColumn(TOPIC_MEMBER, numbers), decodings)
@@ -129,7 +128,7 @@ def _load(run: RunContext, group: list[TopicWork], reports: dict[str, TopicRepor
     staged = []
     for member, (table, rows_written) in zip(members, written, strict=True):
         report = reports[member.work.topic]
-        qualified = f"{run.settings.database}.{member.work.table}"
+        qualified = f"{run.database}.{member.work.table}"
         if _account(report, counts[member.number], rows_written, member.work, qualified):
             staged.append(table)
             continue

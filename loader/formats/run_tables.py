@@ -1,0 +1,18 @@
+"""What every format checks of the tables a run may write before any pass starts: that the metastore
+keeps them in this warehouse (see `loader.warehouse_layout`) and that they are of the run's format (see
+`loader.formats.one_format`)."""
+
+from __future__ import annotations
+
+from loader.formats.hive.table_catalog import TableCatalog
+from loader.formats.one_format import raise_mixed_formats
+from loader.planning.state_store import StateStore
+from loader.warehouse_layout import raise_misplaced_tables
+
+
+def check_run_tables(
+    catalog: TableCatalog, store: StateStore, warehouse: str, table_format: str, tables: list[str]
+) -> None:
+    catalog.load(tables)
+    raise_misplaced_tables(catalog.database, store, warehouse, catalog.locations())
+    raise_mixed_formats(catalog.database, table_format, catalog.formats())

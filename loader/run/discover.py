@@ -1,0 +1,111 @@
+"""The run's first step: Kafka's topics and the registry's subjects, in a few batched requests, into the
+topics the run may load, their `<topic>-value` and `<topic>-key` schemas, and their tables' names.
+
+A topic whose table name collides with another's fails; a topic with no `<topic>-value` subject is
+skipped unless it may carry record-named event types (some subject is named by record, or it had such
+types before): those are looked into by their pass."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+from loader.planning.commit_protocol import Manifest
+from loader.planning.kafka_identity import ClusterChanged, cluster_change
+from loader.reading.event_lookup import SchemaLookup
+from loader.reading.event_types import topic_record_subjects
+from loader.reading.kafka_metadata import list_topics
+from loader.reading.kafka_security import KafkaSecurity
+from loader.reading.registry_client import RegistryClient, SubjectSchemas
+from loader.report import TopicReport
+from loader.run.work import QUARANTINE_TABLE
+from loader.schema.naming import table_names
+from pipeline_client.client_settings import RegistryClientSettings
+
+
+@dataclass(frozen=True)
+class Sources:
+    """Where the run's records and schemas come from."""
+
+    bootstrap_servers: str
+    registry_url: str
+    include_topics: str | None
+    exclude_topics: str | None
+    timeout_s: float
+    kafka_security: KafkaSecurity
+    registry_access: RegistryClientSettings
+    accept_cluster: str | None  # a Kafka cluster id the saved offsets may continue on
+
+
+@dataclass
+class Discovery:
+    """What the run found: the topics it may load and what it knows of them."""
+
+    cluster_id: str
+    partitions: dict[str, int]  # topic -> its number of partitions
+    registry: RegistryClient
+    lookup: SchemaLookup
+    registry_lock: threading.RLock  # the registry's one HTTP session, shared by the passes
+    schemas: dict[str, SubjectSchemas]  # subject -> its versions (the topics' value and key subjects)
+    tables: dict[str, str]  # topic -> its table (unqualified)
+    # Topic -> its value subject's schemas, None for a topic that may carry record-named event types.
+    values: dict[str, SubjectSchemas | None] = field(default_factory=dict)
+    # Every topic's report so far: loaded (to be planned), skipped or failed (a name collision).
+    reports: dict[str, TopicReport] = field(default_factory=dict)
+
+
+def discover(sources: Sources, last: Manifest, database: str) -> Discovery:
+    kafka = list_topics(
+        sources.bootstrap_servers,
+        sources.include_topics,
+        sources.exclude_topics,
+        sources.timeout_s,
+        sources.kafka_security,
+    )
+    registry = RegistryClient(
+        sources.registry_url, sources.timeout_s, sources.registry_access, sources.kafka_security.sasl_login
+    )
+    changed = cluster_change(
+        last.cluster_id, kafka.cluster_id, sources.accept_cluster, sources.bootstrap_servers
+    )
+    if changed:
+        raise ClusterChanged(changed)
+    topics = kafka.partitions
+    subjects = registry.subjects()
+    snapshot = registry.snapshot()
+    registry_lock = threading.RLock()
+    lookup = SchemaLookup(registry, snapshot, subjects, registry_lock)
+    wanted = {f"{t}-{kind}" for t in topics for kind in ("value", "key")} & subjects
+    names, collisions = table_names([*topics, QUARANTINE_TABLE])
+    found = Discovery(
+        kafka.cluster_id,
+        topics,
+        registry,
+        lookup,
+        registry_lock,
+        registry.all_subject_schemas(wanted, snapshot),
+        names,
+    )
+    for collision in collisions:
+        for topic in collision.topics:
+            if topic != QUARANTINE_TABLE:
+                found.reports[topic] = TopicReport(
+                    topic, "failed", table=collision.table, reason=str(collision)
+                )
+    # A topic without `<topic>-value` may carry record-named event types when some subject is named by
+    # record: only then is it planned (and its first new records looked at, see `loader.run.topic_pass`).
+    record_named = lookup.has_record_named_subjects()
+    for topic in sorted(topics):
+        if topic in found.reports:
+            continue
+        value = found.schemas.get(f"{topic}-value")
+        if value is None and not (
+            last.event_types.get(topic) or record_named or topic_record_subjects(topic, subjects)
+        ):
+            reason = f"no schema registered for subject {topic}-value"
+            found.reports[topic] = TopicReport(topic, "skipped", reason=reason)
+            continue
+        found.values[topic] = value
+        table = f"{database}.{names[topic]}" if value else None
+        found.reports[topic] = TopicReport(topic, "loaded", table=table)
+    return found

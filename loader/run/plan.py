@@ -1,0 +1,133 @@
+"""The run's second step: what each discovered topic's pass loads. The offsets are fixed now: from the
+saved ones to Kafka's end offsets (committed records only), at most `max_records_per_partition` of each
+partition (see `loader.planning.offsets`). A topic with no new records whose schemas its tables already
+hold is up to date and costs no pass; a topic the loader may not read is skipped when it was only to be
+looked into for event types (see `loader.reading.kafka_access`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+from loader.observability.freshness import timestamp_text, valid_through
+from loader.planning.commit_protocol import Manifest
+from loader.planning.kafka_identity import comparable_topic_ids
+from loader.planning.offsets import OffsetRange, plan_ranges
+from loader.reading.event_lookup import schemas_signature
+from loader.reading.kafka_access import require_read_access
+from loader.reading.kafka_metadata import compacted_topics, topic_ids, watermarks
+from loader.reading.registry_client import SubjectSchemas
+from loader.report import TopicReport
+from loader.run.discover import Discovery, Sources
+from loader.run.work import TopicWork
+from loader.schema.partitioning import Granularity
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What bounds and shapes a run's plan."""
+
+    max_records_per_partition: int
+    granularity: Granularity
+    skip_tombstones: bool  # of topics that are not compacted (see `loader.config`)
+
+
+@dataclass
+class Plan:
+    """What the run loads: each topic's pass, and what its commit records."""
+
+    ranges: list[OffsetRange]  # every planned partition's range, of every topic still planned
+    work: list[TopicWork]  # the topics with a pass to run
+    topic_ids: dict[str, str]  # Kafka's id of each planned topic
+    # Per planned topic, the signature of the schemas its tables hold once its pass made sure of them.
+    signatures: dict[str, str] = field(default_factory=dict)
+    keys: dict[str, SubjectSchemas | None] = field(default_factory=dict)
+
+
+def plan(found: Discovery, last: Manifest, sources: Sources, limits: Limits, started: datetime) -> Plan:
+    values, reports = found.values, found.reports
+    security, timeout_s = sources.kafka_security, sources.timeout_s
+    looking = {t for t, value in values.items() if value is None and not last.event_types.get(t)}
+    loading = [t for t in values if t not in looking]
+    for topic in require_read_access(sources.bootstrap_servers, security, loading, timeout_s, looking):
+        del values[topic]  # only to be looked into, and the loader may not read it: skipped as before
+        reports[topic].status, reports[topic].reason = (
+            "skipped",
+            f"no schema registered for subject {topic}-value",
+        )
+        reports[topic].notes.append("not looked into for event types named by record: no READ access")
+    partitions = [(t, p) for t in values for p in range(found.partitions[t])]
+    marks = watermarks(sources.bootstrap_servers, partitions, timeout_s, security)
+    ids = topic_ids(sources.bootstrap_servers, values, timeout_s, security)
+    ranges = plan_ranges(
+        last.offsets,
+        marks,
+        comparable_topic_ids(last, found.cluster_id),
+        ids,
+        limits.max_records_per_partition,
+    )
+    for gap in ranges.discontinuities:
+        reports[gap.topic].notes.append(f"partition {gap.partition} {gap.describe()}")
+    keys = {t: found.schemas.get(f"{t}-key") for t in values}
+    signatures = {
+        t: schemas_signature(
+            values[t], keys[t], last.event_types.get(t, {}), found.lookup, limits.granularity
+        )
+        for t in values
+    }
+    work = [
+        w
+        for topic in values
+        if (w := _topic_work(found, last, topic, ranges.ranges, signatures[topic], keys[topic], ids, started))
+    ]
+    if limits.skip_tombstones:
+        # The setting skips tombstones only where they are not the topic's deletes.
+        compacted = compacted_topics(sources.bootstrap_servers, [w.topic for w in work], timeout_s, security)
+        work = [replace(w, skip_tombstones=w.topic not in compacted) for w in work]
+    return Plan(ranges.ranges, work, ids, signatures, keys)
+
+
+def _topic_work(
+    found: Discovery,
+    last: Manifest,
+    topic: str,
+    planned: list[OffsetRange],
+    signature: str,
+    keys: SubjectSchemas | None,
+    ids: dict[str, str],
+    started: datetime,
+) -> TopicWork | None:
+    """The topic's pass; None when it has none (up to date, or nothing to look into)."""
+    report, value = found.reports[topic], found.values[topic]
+    ranges = [r for r in planned if r.topic == topic]
+    describe_ranges(report, ranges)
+    through = valid_through(started, ranges)
+    report.valid_through = timestamp_text(through) if through else None
+    known = last.event_types.get(topic, {})
+    if not any(r.span for r in ranges):
+        if value is None and not known:
+            report.status = "skipped"
+            report.reason = f"no schema registered for subject {topic}-value"
+            return None
+        if last.table_schemas.get(topic) == signature:
+            report.status = "up to date"  # quiet, its tables already hold its schemas
+            return None
+    return TopicWork(
+        topic,
+        found.tables[topic],
+        value,
+        keys,
+        ranges,
+        event_types=dict(known),
+        looked_at=last.looked_at.get(topic, {}),
+        topic_id=ids.get(topic),
+    )
+
+
+def describe_ranges(report: TopicReport, ranges: list[OffsetRange]) -> None:
+    report.partitions = len(ranges)
+    report.offsets = {r.partition: (r.start, r.end) for r in ranges}
+    report.lost = sum(r.lost for r in ranges)
+    report.remaining = sum(r.remaining for r in ranges)
+    if report.lost:
+        report.reason = f"{report.lost} record(s) deleted by retention before they were loaded"

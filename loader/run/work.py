@@ -1,0 +1,69 @@
+"""The data types a run's steps and passes share: what one topic's pass loads, and what every pass of a
+run has in common."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+from pyspark.sql import SparkSession
+
+from loader.failure_cause import Places
+from loader.formats import TableFormat
+from loader.planning.commit_protocol import CommitLog
+from loader.planning.offsets import OffsetRange
+from loader.reading.event_lookup import SchemaLookup
+from loader.reading.registry_client import RegistryClient, SubjectSchemas
+from loader.reading.topic_read import KafkaReadSettings
+
+# The table of every topic's bad records, in the run's database.
+QUARANTINE_TABLE = "loader_quarantine"
+
+
+@dataclass(frozen=True)
+class TopicWork:
+    """What one topic's pass loads."""
+
+    topic: str
+    table: str  # unqualified: the table of its `<topic>-value` records
+    values: SubjectSchemas | None  # None for a topic without a `<topic>-value` subject
+    keys: SubjectSchemas | None
+    ranges: list[OffsetRange]
+    skip_tombstones: bool = False
+    # Its record-named event types known so far: record full name -> the subject they project onto.
+    event_types: dict[str, str] = field(default_factory=dict)
+    # Without any: partition -> the offset up to which earlier runs looked into its records for them.
+    looked_at: dict[int, int] = field(default_factory=dict)
+    topic_id: str | None = None  # Kafka's id of the topic, as the run found it
+
+    @property
+    def span(self) -> int:
+        return sum(r.span for r in self.ranges)
+
+    @property
+    def single_type(self) -> bool:
+        """Every record is the `<topic>-value` subject's (or a bad record): no event types to look for."""
+        return self.values is not None and not self.event_types
+
+
+@dataclass
+class RunContext:
+    """What every pass of a run shares."""
+
+    database: str
+    read: KafkaReadSettings  # how the passes read Kafka
+    places: Places  # the run's dependencies, named in a failed topic's reason
+    spark: SparkSession
+    log: CommitLog
+    run_id: str
+    tables: TableFormat
+    registry: RegistryClient
+    lookup: SchemaLookup
+    # The session of queries over many small topics (`loader.runtime.spark_session.interpreted_session`).
+    small_topics_spark: SparkSession
+    # Table -> what loads into it ("topic t" or "topic t, event type n"): two owners would mix records.
+    claims: dict[str, str] = field(default_factory=dict)
+    # Topic -> partition -> offset: how far this run looked into topics without event types (see
+    # `loader.run.topic_pass`).
+    looked_at: dict[str, dict[int, int]] = field(default_factory=dict)
+    registry_lock: threading.RLock = field(default_factory=threading.RLock)  # one HTTP session for all
