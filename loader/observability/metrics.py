@@ -146,10 +146,14 @@ def bounded(numbers: list[TopicNumbers], max_topics: int) -> tuple[list[TopicNum
 
 def run_metrics(report: RunReport, previous: Samples, max_topics: int) -> list[Metric]:
     """The metric families after `report`'s run, given the samples the sink held before it."""
+    return [*_run_families(report, previous), *_topic_families(report, previous, max_topics)]
+
+
+def _run_families(report: RunReport, previous: Samples) -> list[Metric]:
+    """The run's own series: when it ended, how long it and its phases took, its outcome."""
     database = report.database
     run_labels = {"database": database}
     families: list[Metric] = []
-    # Per run.
     ended = (_epoch(report.started) or 0.0) + report.seconds
     families.append(
         _gauge("loader_last_run_timestamp_seconds", "When the last run ended.", run_labels, ended)
@@ -205,8 +209,14 @@ def run_metrics(report: RunReport, previous: Samples, max_topics: int) -> list[M
     for status in ("loaded", "up to date", "skipped", "failed"):
         statuses.add_metric([database, status], sum(1 for t in report.topics if t.status == status))
     families.append(statuses)
+    return families
 
-    # Per topic and table.
+
+def _topic_families(report: RunReport, previous: Samples, max_topics: int) -> list[Metric]:
+    """Per topic and table: counts, lag and freshness of at most `max_topics` topics, the rest summed."""
+    database = report.database
+    run_labels = {"database": database}
+    families: list[Metric] = []
     if not report.topics:  # the run stopped before it knew its topics: their series stay as they were
         families.extend(_carried(previous, database))
         families.append(_gauge("loader_topics_summed_into_other", _SUMMED_HELP, run_labels, 0))

@@ -289,24 +289,16 @@ def submitted_by_spark_submit() -> bool:
     return "PYSPARK_GATEWAY_PORT" in os.environ
 
 
-def build_spark_session(settings: SparkSettings) -> SparkSession:
-    """A Hive-enabled SparkSession for the given settings (re-uses an active one with the same JVM)."""
-    builder = SparkSession.builder.appName(settings.app_name)
-    master = settings.master
-    submitted = submitted_by_spark_submit()
-    if (
-        not master
-        and not submitted
-        and "SPARK_MASTER" not in os.environ
-        and not os.environ.get("PYSPARK_SUBMIT_ARGS")
-    ):
-        master = "local[2]"
-    if master:
-        builder = builder.master(master)
+def _master(master: str | None, submitted: bool) -> str | None:
+    """The settings' master; `local[2]` when neither they, spark-submit nor the environment name one."""
+    if master or submitted or "SPARK_MASTER" in os.environ or os.environ.get("PYSPARK_SUBMIT_ARGS"):
+        return master
+    return "local[2]"
 
-    local = _local_path(settings.warehouse_dir)
-    warehouse_dir = str(local.absolute()) if local is not None else settings.warehouse_dir
-    conf: dict[str, str] = {
+
+def _session_conf(warehouse_dir: str) -> dict[str, str]:
+    """What every loader session sets, whatever its master and metastore."""
+    return {
         "spark.sql.warehouse.dir": warehouse_dir,
         # Tables evolve with their schemas (int -> long, a field added inside a struct): the metastore
         # must accept the new column types. An external metastore needs the same setting on its side.
@@ -329,6 +321,34 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
         **KAFKA_SOURCE_POOLS,
         **REDACTION,
     }
+
+
+def _metastore_conf(metastore_uri: str | None, local: Path | None, java_options: list[str]) -> dict[str, str]:
+    """The metastore's settings: a Thrift URI, or an embedded Derby metastore beside a local warehouse
+    (its home passed to the driver JVM in `java_options`)."""
+    if metastore_uri:
+        return {"spark.hadoop.hive.metastore.uris": metastore_uri}
+    if local is None:
+        raise ValueError(
+            "an embedded Derby metastore needs a local warehouse directory; "
+            "with a remote warehouse, pass the metastore URI (thrift://...)"
+        )
+    metastore = embedded_metastore(local)
+    metastore.home.mkdir(parents=True, exist_ok=True)
+    java_options.append(f"-Dderby.system.home={metastore.home}")
+    derby = f"jdbc:derby:;databaseName={metastore.database};create=true"
+    return {"spark.hadoop.javax.jdo.option.ConnectionURL": derby, **EMBEDDED_METASTORE_CONF}
+
+
+def build_spark_session(settings: SparkSettings) -> SparkSession:
+    """A Hive-enabled SparkSession for the given settings (re-uses an active one with the same JVM)."""
+    builder = SparkSession.builder.appName(settings.app_name)
+    submitted = submitted_by_spark_submit()
+    master = _master(settings.master, submitted)
+    if master:
+        builder = builder.master(master)
+    local = _local_path(settings.warehouse_dir)
+    conf = _session_conf(str(local.absolute()) if local is not None else settings.warehouse_dir)
     local_master = bool(master and master.startswith("local"))
     if local_master:
         # A local driver talks only to itself: keep it on loopback whatever the host name resolves to
@@ -349,21 +369,7 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
     writing_archive = archive is not None and archive.missing()
     if archive is not None:
         java_options += archive.java_options(writing_archive)
-    if settings.metastore_uri:
-        conf["spark.hadoop.hive.metastore.uris"] = settings.metastore_uri
-    else:
-        if local is None:
-            raise ValueError(
-                "an embedded Derby metastore needs a local warehouse directory; "
-                "with a remote warehouse, pass the metastore URI (thrift://...)"
-            )
-        metastore = embedded_metastore(local)
-        metastore.home.mkdir(parents=True, exist_ok=True)
-        conf["spark.hadoop.javax.jdo.option.ConnectionURL"] = (
-            f"jdbc:derby:;databaseName={metastore.database};create=true"
-        )
-        java_options.append(f"-Dderby.system.home={metastore.home}")
-        conf.update(EMBEDDED_METASTORE_CONF)
+    conf.update(_metastore_conf(settings.metastore_uri, local, java_options))
     scratch = make_scratch_directory()
     if starts_jvm and not any(option.startswith("-Djava.io.tmpdir=") for option in java_options):
         # The JVM's own temporary files (a local Spark's `blockmgr-*` and `spark-*` directories, native
