@@ -51,7 +51,7 @@ class TopicReport:
     event_types: dict[str, str] = field(default_factory=dict)
     tables: dict[str, int] = field(default_factory=dict)
     # Record time (Kafka's timestamp, ISO 8601 UTC) of the newest record read this run, good or bad, and
-    # the time through which every partition of the topic is loaded (see `loader.observability.freshness`).
+    # the time through which every partition of the topic is loaded (see `loader.planning.freshness`).
     newest_record: str | None = None
     valid_through: str | None = None
 

@@ -39,7 +39,7 @@ class Append:
     staging_dir: str  # where a format that stages files puts them (the run's own directory)
     timestamp_column: str = "_kafka_timestamp"
     # Properties the commit records of the table (Iceberg: in the snapshot's summary), such as
-    # `loader.valid-through` (see `loader.observability.freshness`).
+    # `loader.valid-through` (see `loader.planning.freshness`).
     properties: dict[str, str] = field(default_factory=dict)
 
 

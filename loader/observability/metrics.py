@@ -28,8 +28,8 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.registry import Collector, CollectorRegistry
 
-from loader.observability.freshness import parse_timestamp
 from loader.operations.audit import AuditReport
+from loader.planning.freshness import parse_timestamp
 from loader.report import EXIT_BAD_RECORDS, EXIT_LOCKED, EXIT_OK, RunReport, TopicReport
 
 OTHER = "_other"  # the topic label of the topics beyond the `metrics-max-topics` bound, summed

@@ -13,8 +13,8 @@ from rich.console import Console
 from rich.table import Table
 
 from loader.config import LoaderSettings
-from loader.observability.freshness import PROPERTY, parse_timestamp
 from loader.planning.commit_protocol import Manifest
+from loader.planning.freshness import PROPERTY, parse_timestamp
 from loader.planning.kafka_identity import comparable_topic_ids
 from loader.planning.offsets import plan_ranges
 from loader.planning.state_store import StateStore
@@ -35,7 +35,7 @@ class TopicStatus:
     lag: int  # offsets the next run would read
     notes: list[str] = field(default_factory=list)
     # The time through which every partition is loaded, as the tables record it (the oldest of its
-    # tables'; see `loader.observability.freshness`); None when no table records one.
+    # tables'; see `loader.planning.freshness`); None when no table records one.
     valid_through: str | None = None
 
 

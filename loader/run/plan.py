@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from loader.observability.freshness import timestamp_text, valid_through
 from loader.planning.commit_protocol import Manifest
+from loader.planning.freshness import timestamp_text, valid_through
 from loader.planning.kafka_identity import comparable_topic_ids
 from loader.planning.offsets import OffsetRange, plan_ranges
 from loader.reading.event_lookup import schemas_signature

@@ -29,8 +29,8 @@ from loader.formats import (
     already_held,
     group_rows_column,
 )
-from loader.observability.freshness import valid_through_property
 from loader.planning.commit_protocol import StagedTable
+from loader.planning.freshness import valid_through_property
 from loader.reading.decoding import (
     KAFKA_COLUMNS,
     METADATA_COLUMNS,

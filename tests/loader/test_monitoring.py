@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from confluent_kafka import Producer
 
-from loader.observability.freshness import parse_timestamp
 from loader.observability.metrics import parse_samples
+from loader.planning.freshness import parse_timestamp
 from loader.schema.naming import table_name
 from tests.fixtures.monitoring import TEST_THRESHOLDS, Prometheus, Pushgateway
 from tests.loader.harness import Harness, record_schema

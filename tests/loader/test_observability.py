@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from loader.observability.freshness import parse_timestamp, timestamp_text, valid_through
 from loader.observability.logs import JsonLines, LoggedLines, log_run, run_events
 from loader.observability.metrics import (
     OTHER,
@@ -25,6 +24,7 @@ from loader.observability.metrics import (
 )
 from loader.observability.sinks import MetricsSinks, audit_file, write_atomically
 from loader.operations.audit import AuditReport, WindowAudit
+from loader.planning.freshness import parse_timestamp, timestamp_text, valid_through
 from loader.planning.offsets import OffsetRange
 from loader.report import RunReport, TopicReport
 

@@ -8,8 +8,8 @@ import json
 import pytest
 from pyspark.sql import SparkSession
 
-from loader.observability.freshness import PROPERTY, parse_timestamp
 from loader.operations import status
+from loader.planning.freshness import PROPERTY, parse_timestamp
 from loader.schema.naming import table_name
 from tests.loader.harness import Harness, record_schema
 

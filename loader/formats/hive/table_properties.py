@@ -1,5 +1,5 @@
 """Properties the loader records on a Hive table after its commit, with SQL (`ALTER TABLE ... SET
-TBLPROPERTIES`): the table's `loader.valid-through` (see `loader.observability.freshness`), which a
+TBLPROPERTIES`): the table's `loader.valid-through` (see `loader.planning.freshness`), which a
 reader's query can check (`SHOW TBLPROPERTIES t ('loader.valid-through')`).
 
 They are set after the run's commit point, so a run stopped in between leaves the previous value, which
@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from pyspark.sql import SparkSession
 
-from loader.observability.freshness import valid_through_property
+from loader.planning.freshness import valid_through_property
 from loader.reading.sql_text import identifier, string_literal
 from loader.report import RunReport
 
