@@ -1,0 +1,109 @@
+"""The pure decisions of current-state tables: which topics, their names, their rows, Debezium's
+envelope."""
+
+from __future__ import annotations
+
+import json
+
+from loader.schema.change_envelope import is_change_envelope
+from loader.schema.current_state import (
+    KeyedChange,
+    change_action,
+    current_rows,
+    current_state_topics,
+    current_table_names,
+)
+
+
+def _envelope(after: object = "Value", op: object = "string", source: object | None = None) -> dict:
+    value = {"type": "record", "name": "Value", "fields": [{"name": "id", "type": "int"}]}
+    return {
+        "type": "record",
+        "name": "Envelope",
+        "namespace": "dbserver1.inventory.customers",
+        "fields": [
+            {"name": "before", "type": ["null", value], "default": None},
+            {"name": "after", "type": ["null", after], "default": None},
+            {
+                "name": "source",
+                "type": source
+                or {"type": "record", "name": "Source", "namespace": "io.debezium", "fields": []},
+            },
+            {"name": "op", "type": op},
+            {"name": "ts_ms", "type": ["null", "long"], "default": None},
+        ],
+    }
+
+
+def test_debeziums_envelope_is_recognised_by_reference_or_inline_and_as_text() -> None:
+    assert is_change_envelope(_envelope())
+    assert is_change_envelope(json.dumps(_envelope()))
+    inline = {"type": "record", "name": "Value", "fields": [{"name": "id", "type": "int"}]}
+    assert is_change_envelope(_envelope(after=inline))
+    assert is_change_envelope(_envelope(after="dbserver1.inventory.customers.Value"))
+    assert is_change_envelope(_envelope(op={"type": "string", "connect.version": 1}))
+
+
+def test_what_is_not_an_envelope() -> None:
+    assert not is_change_envelope(_envelope(after="Other"))  # before and after of different types
+    assert not is_change_envelope(_envelope(after="string"))
+    assert not is_change_envelope(_envelope(op="int"))
+    assert not is_change_envelope(_envelope(source="string"))
+    missing_op = _envelope()
+    missing_op["fields"] = [f for f in missing_op["fields"] if f["name"] != "op"]
+    assert not is_change_envelope(missing_op)
+    assert not is_change_envelope('"string"')
+    assert not is_change_envelope({"type": "record", "name": "R", "fields": []})
+
+
+def test_which_topics_get_a_current_state_table() -> None:
+    topics = ["accounts", "clicks", "db.customers", "flags", "audit.flags"]
+    chosen = current_state_topics(topics, compacted={"accounts", "audit.flags"}, envelopes={"db.customers"})
+    assert chosen == {"accounts", "audit.flags", "db.customers"}
+    added = current_state_topics(topics, {"accounts"}, set(), include="flags|clicks")
+    assert added == {"accounts", "flags", "clicks"}
+    removed = current_state_topics(topics, {"accounts", "audit.flags"}, {"db.customers"}, exclude=".*flags")
+    assert removed == {"accounts", "db.customers"}
+    # The removal wins over the addition, and patterns match whole names.
+    assert current_state_topics(topics, set(), set(), include="flags", exclude="flags") == set()
+    assert current_state_topics(topics, set(), set(), include="flag") == set()
+
+
+def test_names_and_their_collisions() -> None:
+    tables = {"accounts": "accounts", "accounts.current": "accounts_current", "flags": "flags"}
+    names, collisions = current_table_names(tables, {"accounts", "flags", "gone"})
+    assert names == {"flags": "flags_current"}
+    [collision] = collisions
+    assert collision.table == "accounts_current"
+    assert collision.topics == ["accounts", "accounts.current"]
+
+
+def test_tombstones_and_debeziums_operations() -> None:
+    assert change_action(tombstone=True) == "delete"
+    assert change_action(tombstone=False) == "upsert"
+    assert [change_action(False, op, envelope=True) for op in ("c", "u", "r", "d", "t", None)] == [
+        "upsert",
+        "upsert",
+        "upsert",
+        "delete",
+        "ignore",
+        "ignore",
+    ]
+    assert change_action(True, "c", envelope=True) == "delete"  # Debezium's tombstone after a delete
+
+
+def test_the_highest_offset_of_a_key_wins_whatever_the_order_read() -> None:
+    changes = [
+        KeyedChange("a", 0, 5, "upsert", "a5"),
+        KeyedChange("a", 0, 9, "upsert", "a9"),
+        KeyedChange("a", 0, 7, "delete"),
+        KeyedChange("b", 1, 3, "upsert", "b3"),
+        KeyedChange("b", 1, 4, "delete"),
+        KeyedChange("c", 1, 1, "delete"),
+        KeyedChange(None, 0, 10, "upsert", "lost"),
+        KeyedChange("d", 0, 11, "ignore"),
+    ]
+    before = {"b": "b0", "c": "c0", "d": "d0"}
+    assert current_rows(changes, before) == {"a": "a9", "d": "d0"}
+    assert current_rows(reversed(changes), before) == {"a": "a9", "d": "d0"}
+    assert before == {"b": "b0", "c": "c0", "d": "d0"}  # the rows before are not changed in place
