@@ -10,6 +10,7 @@ check the values whenever settings are made, and `validate()` checks them agains
 from __future__ import annotations
 
 import os
+import re
 import sys
 import tomllib
 from dataclasses import dataclass, field, replace
@@ -177,6 +178,30 @@ class LoaderSettings:
             RUN,
         ),
     ] = False
+    current_state_topics: Annotated[
+        str | None,
+        Setting(
+            "A regular expression over whole topic names: these get a current-state table too, besides "
+            'compacted topics and Debezium change streams (see "Current-state tables").',
+            RUN,
+        ),
+    ] = None
+    no_current_state_topics: Annotated[
+        str | None,
+        Setting(
+            "A regular expression over whole topic names: these never get a current-state table (it wins "
+            "over `current-state-topics`).",
+            RUN,
+        ),
+    ] = None
+    current_state_history: Annotated[
+        bool,
+        Setting(
+            "Keep the history (append) table of topics that have a current-state table; false loads only "
+            "their current-state table.",
+            RUN,
+        ),
+    ] = True
     accept_cluster: Annotated[
         str | None,
         Setting(
@@ -347,6 +372,16 @@ class LoaderSettings:
             raise ValueError(
                 "maintain-grace-minutes and maintain-snapshot-retention-minutes must not be negative"
             )
+        return value
+
+    @field_validator("current_state_topics", "no_current_state_topics")
+    @classmethod
+    def _a_pattern(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is not None:
+            try:
+                re.compile(value)
+            except re.error as exc:
+                raise ValueError(f"{info.field_name} is not a regular expression: {exc}") from None
         return value
 
     @field_validator("metrics_file")

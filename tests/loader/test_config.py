@@ -63,6 +63,8 @@ def test_missing_required_settings_are_a_usage_error() -> None:
         ({"driver_jit": "c2"}, "driver JIT must be 'quick' or 'full'"),
         ({"driver_class_archive_dir": "hdfs://nn/jvm"}, "class archive directory must be a local path"),
         ({"driver_class_archive_dir": "/var/a:b"}, "class archive directory must not contain ':'"),
+        ({"current_state_topics": "accounts("}, "current_state_topics is not a regular expression"),
+        ({"no_current_state_topics": "*"}, "no_current_state_topics is not a regular expression"),
     ],
 )
 def test_invalid_values_are_refused(override: dict, message: str) -> None:
@@ -173,3 +175,18 @@ def test_driver_class_archive_dir_is_off_by_default_and_made_absolute(
     )
     assert result.exit_code == 2
     assert "class archive directory must be a local path, not 's3a://bucket/jvm'" in result.output
+
+
+def test_current_state_settings_from_file_and_flags(tmp_path: Path) -> None:
+    config = tmp_path / "loader.toml"
+    config.write_text('bootstrap-servers = "k"\nregistry-url = "http://r"\nwarehouse = "/w"\n')
+    default = _settings(config)
+    assert (default.current_state_topics, default.no_current_state_topics) == (None, None)
+    assert default.current_state_history is True  # the history table is kept unless turned off
+    config.write_text(
+        config.read_text() + "current-state-topics = 'flags\\..*'\ncurrent-state-history = false\n"
+    )
+    settings = _settings(config, no_current_state_topics="flags\\.old")
+    assert settings.current_state_topics == "flags\\..*"
+    assert settings.no_current_state_topics == "flags\\.old"
+    assert settings.current_state_history is False
