@@ -4,6 +4,7 @@ pytest_plugins = [
     "tests.fixtures.kafka",
     "tests.fixtures.spark",
     "tests.fixtures.hive_metastore",
+    "tests.fixtures.object_store",
     "tests.fixtures.cluster",
     "tests.fixtures.registry_server",
     "tests.fixtures.postgres",
