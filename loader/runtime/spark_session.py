@@ -119,14 +119,21 @@ def installed_spark_version() -> str:
 
 def iceberg_jars(jars_dir: Path | None = None) -> list[str]:
     """Iceberg's Spark runtime for this pyspark's minor version, from the local cache if it is there (the
-    newest fetched Iceberg version when several are)."""
+    newest fetched Iceberg version when several are), and beside it Iceberg's AWS bundle of the same
+    version (the SDK of S3FileIO, for tables on an object store) where that is fetched too."""
     import pyspark
 
     minor = ".".join(pyspark.__version__.split(".")[:2])
     complete = sorted(_jars_base(jars_dir).glob(f"iceberg-*-spark-{minor}/.complete"))
     if not complete:
         return []
-    return sorted(str(jar.resolve()) for jar in complete[-1].parent.glob("*.jar"))
+    runtime = complete[-1].parent
+    version = runtime.name.removeprefix("iceberg-").removesuffix(f"-spark-{minor}")
+    directories = [runtime]
+    aws = _jars_base(jars_dir) / f"iceberg-aws-{version}"
+    if (aws / ".complete").exists():
+        directories.append(aws)
+    return sorted(str(jar.resolve()) for directory in directories for jar in directory.glob("*.jar"))
 
 
 # The loader's JVM module (jvm/tableloader, built by scripts/build-loader-jar), a jar named by its hash.
