@@ -5,6 +5,7 @@ pytest_plugins = [
     "tests.fixtures.spark",
     "tests.fixtures.hive_metastore",
     "tests.fixtures.object_store",
+    "tests.fixtures.rest_catalog",
     "tests.fixtures.cluster",
     "tests.fixtures.registry_server",
     "tests.fixtures.postgres",
