@@ -25,20 +25,20 @@ from loader.config import LoaderSettings
 from loader.failure_message import Committed, places_of
 from loader.failure_trace import log_trace
 from loader.fault_injection import crash_point
+from loader.formats import TableFormat
 from loader.formats.lookup import FormatPlace, open_format
 from loader.observability.phases import PhaseClock
 from loader.operations.lock import LockHeld, RunLock
 from loader.planning.commit_protocol import CommitLog, CompletionPending
 from loader.planning.state_store import StateStore
-from loader.reading.event_lookup import schemas_signature
-from loader.reading.event_types import event_table
 from loader.reading.kafka_access import java_refusal
+from loader.reading.topic_read import KafkaRead
 from loader.report import EXIT_BAD_RECORDS, EXIT_LOCKED, EXIT_SIGNALLED, RunReport
 from loader.run.commit import commit
-from loader.run.discover import Sources, discover
+from loader.run.discover import Discovery, Sources, discover
 from loader.run.load import Pacing, load
 from loader.run.outcome import REFUSALS, exit_code, failed_topics_line, stopped, unanswered_advice
-from loader.run.plan import Limits, plan
+from loader.run.plan import Limits, plan, with_found_event_types
 from loader.run.work import QUARANTINE_TABLE, RunContext
 from loader.run_signals import STOP, StopRequested
 from loader.runtime.loader_session import spark_for
@@ -159,35 +159,13 @@ def _load(
 
     if planned.work:
         claim()
-        tables.prepare(
-            [w.table for w in planned.work]
-            + [event_table(w.topic, name) for w in planned.work for name in w.event_types]
-            + [QUARANTINE_TABLE]
-        )
-    context = RunContext(
-        settings.database,
-        settings,
-        places_of(settings),
-        spark,
-        log,
-        report.run_id,
-        tables,
-        found.registry,
-        found.lookup,
-        interpreted_session(spark),
-        {table: f"topic {topic}" for topic, table in found.tables.items()},
-        registry_lock=found.registry_lock,
-    )
+        tables.prepare(planned.tables())
+    context = _context(settings, spark, log, report.run_id, tables, found)
     phases.done("plan")
     pacing = Pacing(settings.topic_threads, settings.small_topic_records, settings.topics_per_query)
     staged = load(context, planned.work, found.reports, pacing, console)
     report.topics = [found.reports[t] for t in sorted(found.reports)]
-    for w in planned.work:  # the event types a pass found are part of what its tables were made to hold
-        keys, found_types = planned.keys[w.topic], found.reports[w.topic].event_types
-        signature = schemas_signature(
-            found.values[w.topic], keys, found_types, found.lookup, settings.partition_granularity
-        )
-        planned.signatures[w.topic] = signature
+    with_found_event_types(planned, found, settings.partition_granularity)
     crash_point("after_staging")
     STOP.check()  # the last safe point before the commit point
     phases.done("load")
@@ -195,6 +173,38 @@ def _load(
     tables.after_commit(report, lambda text: console.print(f"[yellow]note:[/] {text}"))
     phases.done("commit")
     forget_cached_tables(spark)
+
+
+def _context(
+    settings: LoaderSettings,
+    spark: SparkSession,
+    log: CommitLog,
+    run_id: str,
+    tables: TableFormat,
+    found: Discovery,
+) -> RunContext:
+    """What the run's passes share: how they read Kafka, the format, the registry, the tables' owners."""
+    read = KafkaRead(
+        settings.bootstrap_servers,
+        settings.metadata_timeout_s,
+        settings.kafka_security,
+        settings.records_per_task,
+        settings.task_pool_size,
+    )
+    return RunContext(
+        settings.database,
+        read,
+        places_of(settings),
+        spark,
+        log,
+        run_id,
+        tables,
+        found.registry,
+        found.lookup,
+        interpreted_session(spark),
+        {table: f"topic {topic}" for topic, table in found.tables.items()},
+        registry_lock=found.registry_lock,
+    )
 
 
 def _sources(settings: LoaderSettings) -> Sources:

@@ -39,7 +39,8 @@ FETCH_MAX_WAIT_MS = "1"
 
 
 class KafkaReadSettings(Protocol):
-    """What a read of Kafka needs of the loader's settings (`loader.config.LoaderSettings` has it)."""
+    """What a read of Kafka needs of the loader's settings (`loader.config.LoaderSettings` has it, and so
+    has `KafkaRead`, what a run's passes are given)."""
 
     @property
     def bootstrap_servers(self) -> str: ...
@@ -51,6 +52,18 @@ class KafkaReadSettings(Protocol):
     def records_per_task(self) -> int: ...
     @property
     def task_pool_size(self) -> int: ...
+
+
+@dataclass(frozen=True)
+class KafkaRead:
+    """How a run's passes read Kafka: the brokers, their security, the timeout of each request, and how
+    a topic's ranges are split into tasks."""
+
+    bootstrap_servers: str
+    metadata_timeout_s: float
+    kafka_security: KafkaSecurity
+    records_per_task: int
+    task_pool_size: int
 
 
 def read_timeouts(timeout_s: float) -> dict[str, str]:

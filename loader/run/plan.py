@@ -14,12 +14,13 @@ from loader.planning.freshness import timestamp_text, valid_through
 from loader.planning.kafka_identity import comparable_topic_ids
 from loader.planning.offsets import OffsetRange, plan_ranges
 from loader.reading.event_lookup import schemas_signature
+from loader.reading.event_types import event_table
 from loader.reading.kafka_access import require_read_access
 from loader.reading.kafka_metadata import compacted_topics, topic_ids, watermarks
 from loader.reading.registry_client import SubjectSchemas
 from loader.report import TopicReport
 from loader.run.discover import Discovery, Sources
-from loader.run.work import TopicWork
+from loader.run.work import QUARANTINE_TABLE, TopicWork
 from loader.schema.partitioning import Granularity
 
 
@@ -42,6 +43,14 @@ class Plan:
     # Per planned topic, the signature of the schemas its tables hold once its pass made sure of them.
     signatures: dict[str, str] = field(default_factory=dict)
     keys: dict[str, SubjectSchemas | None] = field(default_factory=dict)
+
+    def tables(self) -> list[str]:
+        """Every table the run's passes may write: the topics' own, their event types', the quarantine."""
+        return (
+            [w.table for w in self.work]
+            + [event_table(w.topic, name) for w in self.work for name in w.event_types]
+            + [QUARANTINE_TABLE]
+        )
 
 
 def plan(found: Discovery, last: Manifest, sources: Sources, limits: Limits, started: datetime) -> Plan:
@@ -122,6 +131,19 @@ def _topic_work(
         looked_at=last.looked_at.get(topic, {}),
         topic_id=ids.get(topic),
     )
+
+
+def with_found_event_types(planned: Plan, found: Discovery, granularity: Granularity) -> None:
+    """After the passes: the event types a pass found are part of what its tables were made to hold, so
+    they are part of the signature its commit records."""
+    for w in planned.work:
+        planned.signatures[w.topic] = schemas_signature(
+            found.values[w.topic],
+            planned.keys[w.topic],
+            found.reports[w.topic].event_types,
+            found.lookup,
+            granularity,
+        )
 
 
 def describe_ranges(report: TopicReport, ranges: list[OffsetRange]) -> None:
