@@ -56,6 +56,20 @@ class GroupMember:
     records: int  # the most rows it can get: the offsets its ranges span
 
 
+@dataclass(frozen=True)
+class CurrentMerge:
+    """One topic's records of one run for its current-state table (see `loader.schema.current_state`):
+    its history rows (the columns of its append table), of which the format keeps the latest per key."""
+
+    table: str  # unqualified
+    rows: DataFrame
+    envelope: bool  # the rows are Debezium change envelopes: `op` says, `after` is the row
+    topic: str
+    topic_id: str | None
+    offsets: dict[int, int]  # partition -> the end offset the rows cover (exclusive)
+    properties: dict[str, str] = field(default_factory=dict)
+
+
 # The columns of a query over several topics' tables: which member a row is (NULL: no table's row), its
 # Kafka timestamp (the time partition), and each member's rows as one struct column.
 GROUP_MEMBER = "__loader_member"
@@ -122,6 +136,22 @@ class TableFormat(Protocol):
     def add_partitions(self, qualified_table: str, partitions: list[dict[str, str]]) -> None:
         """Registers a staged table's partitions once the manifest moved its files into place (the last
         step of completing a commit; IF NOT EXISTS, so it can be redone)."""
+        ...
+
+    def current_state_refusal(self) -> str | None:
+        """Why the format keeps no current-state tables (None: it keeps them)."""
+        ...
+
+    def ensure_current(
+        self, table: str, data_schema: StructType, avro_schema: str | None = None
+    ) -> TableState:
+        """Creates a current-state table (no time partitions: a key's row moves in time), or evolves it as
+        `ensure` does. Call with `lock` held."""
+        ...
+
+    def merge_current(self, merge: CurrentMerge) -> None:
+        """Applies the latest change of each key the table does not hold yet, committed together with the
+        topic's offsets."""
         ...
 
     def after_commit(self, report: RunReport, warn: Callable[[str], None]) -> None:

@@ -19,10 +19,11 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import StructType
 
 from loader.fault_injection import crash_point
-from loader.formats import Append, GroupMember, columns_ddl
+from loader.formats import Append, CurrentMerge, GroupMember, columns_ddl
 from loader.formats.hive.metastore import add_partitions
 from loader.formats.hive.table_catalog import TableCatalog
 from loader.formats.iceberg_alter import rename_columns, update_columns
+from loader.formats.iceberg_current import MERGE_ON_READ, current_changes, merge_with_properties
 from loader.formats.iceberg_schema import schema_updates
 from loader.formats.run_tables import check_run_tables
 from loader.formats.table_rows import conformed
@@ -166,15 +167,51 @@ class IcebergFormat:
         changes = [ColumnChange("renamed", r.path, new_name=r.new_name) for r in renames]
         return TableState("evolved", self._location(table), [*changes, *plan.changes])
 
-    def _create(self, table: str, data_schema: StructType, timestamp_column: str) -> None:
+    def _create(
+        self, table: str, data_schema: StructType, timestamp_column: str | None, properties: str = ""
+    ) -> None:
         """DDL, not an empty frame written: that would commit an empty snapshot before the first load.
-        Format version 3, so that a column added later can carry its Avro default as `initial-default`."""
+        Format version 3, so that a column added later can carry its Avro default as `initial-default`
+        (and row-level changes are deletion vectors). No time partitions without `timestamp_column`."""
         transform = "hours" if self.granularity == "hour" else "days"
+        partitioned = f"PARTITIONED BY ({transform}(`{timestamp_column}`)) " if timestamp_column else ""
         self.spark.sql(
             f"CREATE TABLE {self._qualified(table)} ({columns_ddl(self.spark, data_schema)}) USING iceberg "
-            f"PARTITIONED BY ({transform}(`{timestamp_column}`)) "
-            f"TBLPROPERTIES ('format-version'='{FORMAT_VERSION}')"
+            f"{partitioned}TBLPROPERTIES ('format-version'='{FORMAT_VERSION}'{properties})"
         )
+
+    def current_state_refusal(self) -> str | None:
+        return None
+
+    def ensure_current(
+        self, table: str, data_schema: StructType, avro_schema: str | None = None
+    ) -> TableState:
+        """A current-state table is not partitioned by time (a key's row would move between partitions,
+        and a merge would search them all) and is merge-on-read (`loader.formats.iceberg_current`)."""
+        if self.data_schema(table) is None:
+            properties = "".join(f", '{k}'='{v}'" for k, v in MERGE_ON_READ.items())
+            self._create(table, data_schema, None, properties)
+            self._schemas[table] = self._read_schema(table)
+            return TableState("created", self._location(table))
+        return self.ensure(table, data_schema, avro_schema=avro_schema)
+
+    def merge_current(self, merge: CurrentMerge) -> None:
+        """One MERGE INTO of the latest change per key the table does not hold yet, whose snapshot names
+        the topic's offsets (cumulative, as an append's): the rows and the offsets commit together."""
+        self._activate()
+        with self.lock:
+            table_lock = self._append_locks.setdefault(merge.table, threading.Lock())
+        with table_lock:
+            carried = self._loader_summary(self._iceberg_table(merge.table))
+            held = held_in(carried, merge.topic, merge.topic_id) or {}
+            properties = {
+                **carried,
+                summary_key(merge.topic): summary_value(merge.topic_id, cumulative(held, merge.offsets)),
+                **merge.properties,
+            }
+            changes = current_changes(merge.rows, merge.envelope, held)
+            merge_with_properties(self.spark, self._qualified(merge.table), changes, properties)
+        crash_point("after_iceberg_commit")
 
     def _location(self, table: str) -> str:
         return str(self._iceberg_table(table).location())

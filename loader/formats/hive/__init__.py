@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pyspark.sql import DataFrame
 from pyspark.sql.types import StructType
 
-from loader.formats import Append, GroupMember
+from loader.formats import Append, CurrentMerge, GroupMember
 from loader.formats.hive.many_tables import write_tables, writer_available
 from loader.formats.hive.metastore import add_partitions
 from loader.formats.hive.staging import require_one_file_system, stage_rows, staged_files
@@ -23,6 +23,13 @@ from loader.planning.state_store import StateStore
 from loader.report import RunReport
 from loader.schema.partitioning import Granularity
 from loader.schema.table_evolution import TableState
+
+# Hive ORC tables have no row-level updates or deletes: a current-state table would be a rewrite of every
+# file that holds a changed key, each run (see docs/loader.md, "Current-state tables").
+CURRENT_STATE_REFUSAL = (
+    "current-state tables need row-level updates, which Hive ORC tables do not have: use "
+    "--table-format iceberg for them (the history table loads as before)"
+)
 
 
 @dataclass
@@ -82,6 +89,17 @@ class HiveFormat:
             "the loader's writer jar is not on Spark's classpath (scripts/fetch-jars builds it; spark-submit "
             "needs it in --jars)"
         )
+
+    def current_state_refusal(self) -> str | None:
+        return CURRENT_STATE_REFUSAL
+
+    def ensure_current(
+        self, table: str, data_schema: StructType, avro_schema: str | None = None
+    ) -> TableState:
+        raise ValueError(CURRENT_STATE_REFUSAL)
+
+    def merge_current(self, merge: CurrentMerge) -> None:
+        raise ValueError(CURRENT_STATE_REFUSAL)
 
     def append_group(self, rows: DataFrame, members: list[GroupMember]) -> list[tuple[StagedTable, int]]:
         for member in members:
