@@ -68,6 +68,7 @@ class CurrentMerge:
     topic_id: str | None
     offsets: dict[int, int]  # partition -> the end offset the rows cover (exclusive)
     properties: dict[str, str] = field(default_factory=dict)
+    avro_schema: str | None = None  # the latest value schema (what `ensure` takes it for)
 
 
 # The columns of a query over several topics' tables: which member a row is (NULL: no table's row), its
@@ -150,8 +151,8 @@ class TableFormat(Protocol):
         ...
 
     def merge_current(self, merge: CurrentMerge) -> None:
-        """Applies the latest change of each key the table does not hold yet, committed together with the
-        topic's offsets."""
+        """Makes sure of the table (`ensure_current`), then applies the latest change of each key the table
+        does not hold yet, committed together with the topic's offsets."""
         ...
 
     def after_commit(self, report: RunReport, warn: Callable[[str], None]) -> None:

@@ -23,7 +23,7 @@ from loader.formats import Append, CurrentMerge, GroupMember, columns_ddl
 from loader.formats.hive.metastore import add_partitions
 from loader.formats.hive.table_catalog import TableCatalog
 from loader.formats.iceberg_alter import rename_columns, update_columns
-from loader.formats.iceberg_current import MERGE_ON_READ, current_changes, merge_with_properties
+from loader.formats.iceberg_current import DELETE, MERGE_ON_READ, current_changes, merge_with_properties
 from loader.formats.iceberg_schema import schema_updates
 from loader.formats.run_tables import check_run_tables
 from loader.formats.table_rows import conformed
@@ -199,7 +199,9 @@ class IcebergFormat:
         """One MERGE INTO of the latest change per key the table does not hold yet, whose snapshot names
         the topic's offsets (cumulative, as an append's): the rows and the offsets commit together."""
         self._activate()
+        schema = current_changes(merge.rows, merge.envelope, {}).drop(DELETE).schema
         with self.lock:
+            self.ensure_current(merge.table, schema, None if merge.envelope else merge.avro_schema)
             table_lock = self._append_locks.setdefault(merge.table, threading.Lock())
         with table_lock:
             carried = self._loader_summary(self._iceberg_table(merge.table))

@@ -15,6 +15,7 @@ from rich.progress import Progress
 from loader.planning.commit_protocol import StagedTable
 from loader.planning.topic_groups import topic_groups
 from loader.report import TopicReport
+from loader.run.current_state import with_current_state
 from loader.run.topic_group_pass import load_group
 from loader.run.topic_pass import load_topic
 from loader.run.work import RunContext, TopicWork
@@ -39,6 +40,7 @@ def load(
 ) -> list[StagedTable]:
     """Every pass's staged tables (none for a format whose appends commit themselves)."""
     spark = context.spark
+    work = with_current_state(context, work, reports, console)
     per_query = pacing.topics_per_query if context.tables.appends_groups() else 1
     planned = topic_groups(work, pacing.small_topic_records, per_query)
     if per_query == 1 < pacing.topics_per_query and (hint := context.tables.groups_hint()):

@@ -25,6 +25,7 @@ from loader.formats import (
     GROUP_MEMBER,
     GROUP_TIMESTAMP,
     Append,
+    CurrentMerge,
     GroupMember,
     already_held,
     group_rows_column,
@@ -266,6 +267,9 @@ def _write(
         already = int(observed["held"] or 0)
         report.already_held += already
         report.tables[qualified] = int(observed["rows"]) - already
+    if work.current_table is not None:
+        _, decoded, columns, shape, _ = ready[0]  # a topic of one type: its one table
+        _merge_current(run, work, decoded, columns, shape, offsets, report)
     counts = read.counts()
     report.windows = counts.records
     report.newest_record = counts.newest
@@ -283,6 +287,34 @@ def _write(
         return staged, []
     held = {i for t in targets for i in t.schemas.writer_schemas}
     return staged, framed_schema_ids(read_ranges(spark, run.read, work.ranges), held, MAX_ID_LOOKUPS)
+
+
+def _merge_current(
+    run: RunContext,
+    work: TopicWork,
+    decoded: DataFrame,
+    columns: dict[str, str],
+    shape: Shape | None,
+    offsets: dict[int, int],
+    report: TopicReport,
+) -> None:
+    """The topic's current-state table, from the rows of its history table, tombstones included (see
+    `loader.formats.TableFormat.merge_current`)."""
+    assert work.current_table is not None and work.values is not None
+    rows = good_rows(decoded, False, columns)
+    if shape is not None:
+        rows = reshape(rows, shape)
+    merge = CurrentMerge(
+        work.current_table,
+        rows,
+        work.envelope,
+        work.topic,
+        work.topic_id,
+        offsets,
+        valid_through_property(report.valid_through),
+        work.values.latest_schema,
+    )
+    run.tables.merge_current(merge)
 
 
 def rows_for_writer(

@@ -35,6 +35,10 @@ class TopicWork:
     # Without any: partition -> the offset up to which earlier runs looked into its records for them.
     looked_at: dict[int, int] = field(default_factory=dict)
     topic_id: str | None = None  # Kafka's id of the topic, as the run found it
+    # Its current-state table (unqualified; see `loader.run.current_state`), and whether its values are
+    # Debezium change envelopes.
+    current_table: str | None = None
+    envelope: bool = False
 
     @property
     def span(self) -> int:
@@ -44,6 +48,16 @@ class TopicWork:
     def single_type(self) -> bool:
         """Every record is the `<topic>-value` subject's (or a bad record): no event types to look for."""
         return self.values is not None and not self.event_types
+
+
+@dataclass(frozen=True)
+class CurrentStatePolicy:
+    """What the settings say of current-state tables (`current-state-topics`, `no-current-state-topics`,
+    `current-state-history`)."""
+
+    include: str | None = None
+    exclude: str | None = None
+    history: bool = True
 
 
 @dataclass
@@ -67,3 +81,4 @@ class RunContext:
     # `loader.run.topic_pass`).
     looked_at: dict[str, dict[int, int]] = field(default_factory=dict)
     registry_lock: threading.RLock = field(default_factory=threading.RLock)  # one HTTP session for all
+    current_state: CurrentStatePolicy = field(default_factory=CurrentStatePolicy)

@@ -1,0 +1,59 @@
+"""Before the passes: which planned topics get a current-state table, and its name (the decisions are
+`loader.schema.current_state`'s). One request asks Kafka which topics are compacted; a Debezium change
+envelope is recognised from the topic's latest value schema. A format that keeps no current-state tables
+(Hive) gets none, and the run says once which topics would have had one."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Protocol
+
+from loader.reading.kafka_metadata import compacted_topics
+from loader.report import TopicReport
+from loader.run.work import RunContext, TopicWork
+from loader.schema.change_envelope import is_change_envelope
+from loader.schema.current_state import current_state_topics, current_table_names
+
+
+class Printer(Protocol):
+    def print(self, text: str) -> None: ...
+
+
+def with_current_state(
+    run: RunContext, work: list[TopicWork], reports: dict[str, TopicReport], console: Printer
+) -> list[TopicWork]:
+    """`work` with each current-state topic's table named; a name that is another topic's table is a note
+    of the topic's report, and that topic keeps its history table only."""
+    policy = run.current_state
+    # Only a topic of one `<topic>-value` type: its rows are the ones a current-state table holds.
+    candidates = [w for w in work if w.single_type]
+    if not candidates:
+        return work
+    read = run.read
+    topics = [w.topic for w in candidates]
+    compacted = compacted_topics(read.bootstrap_servers, topics, read.metadata_timeout_s, read.kafka_security)
+    envelopes = {
+        w.topic for w in candidates if w.values is not None and is_change_envelope(w.values.latest_schema)
+    }
+    chosen = current_state_topics(topics, compacted, envelopes, policy.include, policy.exclude)
+    if not chosen:
+        return work
+    if refusal := run.tables.current_state_refusal():
+        console.print(f"[yellow]note:[/] {', '.join(sorted(chosen))}: {refusal}")
+        return work
+    tables = {
+        owner.removeprefix("topic "): table for table, owner in run.claims.items() if " " not in owner[6:]
+    }
+    tables.update({w.topic: w.table for w in work})
+    names, collisions = current_table_names(tables, chosen)
+    for collision in collisions:
+        for topic in collision.topics:
+            if topic in reports and topic in chosen:
+                reports[topic].notes.append(f"no current-state table: {collision}")
+    with run.tables.lock:
+        for topic, name in names.items():
+            run.claims.setdefault(name, f"topic {topic}, current state")
+    return [
+        replace(w, current_table=names[w.topic], envelope=w.topic in envelopes) if w.topic in names else w
+        for w in work
+    ]

@@ -1,0 +1,79 @@
+"""Whole runs (real Kafka, registry, Spark, Iceberg) keeping a compacted topic's current-state table:
+inserts, updates and tombstones over several runs, under an Avro key schema and under plain string keys,
+and a key updated many times in one run. After each run the table equals what `current_rows` computes
+from every record produced so far. (A compacted topic refuses records without a key: their refusal from a
+current-state table is tested at the format level, in test_iceberg_current.py.)"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from confluent_kafka import Producer
+from confluent_kafka.serialization import MessageField
+from pyspark.sql import SparkSession
+
+from loader.schema.current_state import KeyedChange, change_action, current_rows
+from loader.schema.naming import table_name
+from tests.loader.harness import Harness, record_schema
+
+pytestmark = pytest.mark.integration
+
+ACCOUNT = record_schema("Account", [{"name": "owner", "type": "string"}, {"name": "balance", "type": "long"}])
+KEY = record_schema("AccountKey", [{"name": "id", "type": "int"}])
+# Each run's records: (key, value or None for a tombstone).
+RUNS: list[list[tuple[int, dict[str, Any] | None]]] = [
+    [
+        (1, {"owner": "ann", "balance": 1}),
+        (2, {"owner": "bob", "balance": 5}),
+    ]
+    + [(1, {"owner": "ann", "balance": n}) for n in range(2, 12)],  # one key updated many times in a run
+    [(2, None), (3, {"owner": "cat", "balance": 7}), (1, {"owner": "ann", "balance": 99})],
+    [(3, None), (2, {"owner": "bob", "balance": 6}), (3, None)],
+]
+
+
+@pytest.mark.parametrize("keys", ["avro", "string"])
+def test_a_compacted_topic_s_current_state_table_over_several_runs(
+    harness: Harness, spark: SparkSession, iceberg_spark: SparkSession, keys: str
+) -> None:
+    harness.table_format = "iceberg"
+    topic = harness.topic(config={"cleanup.policy": "compact"})
+    values = harness.serializer(topic, ACCOUNT)
+    avro_key = harness.serializer(topic, KEY, MessageField.KEY)
+    producer = Producer({"bootstrap.servers": harness.kafka.bootstrap})
+    current = f"{harness.database}.{table_name(topic)}_current"
+    key_sql = "_kafka_key_avro.id" if keys == "avro" else "CAST(_kafka_key_string AS INT)"
+    produced: list[KeyedChange] = []
+    failed: list[str] = []
+
+    def delivered(error: Any, message: Any) -> None:
+        if error is not None:
+            failed.append(str(error))
+
+    try:
+        for records in RUNS:
+            for key, value in records:
+                encoded = (
+                    None if key is None else avro_key({"id": key}) if keys == "avro" else str(key).encode()
+                )
+                producer.produce(
+                    topic, key=encoded, value=None if value is None else values(value), on_delivery=delivered
+                )
+                offset = len(produced)
+                row = None if value is None else (value["owner"], value["balance"])
+                produced.append(KeyedChange(key, 0, offset, change_action(value is None), row))
+            assert producer.flush(30) == 0 and not failed, failed
+            report = harness.run(iceberg_spark)
+            assert report.exit_code == 0, report.to_json()
+            iceberg_spark.catalog.refreshTable(current)
+            rows = iceberg_spark.sql(f"SELECT {key_sql} AS k, owner, balance FROM {current}").collect()
+            got = {r["k"]: (r["owner"], r["balance"]) for r in rows}
+            assert len(got) == len(rows), "one row per key"
+            assert got == current_rows(produced)
+        assert got == {1: ("ann", 99), 2: ("bob", 6)}
+        # The history table holds every record, the one without a key too.
+        history = iceberg_spark.sql(f"SELECT count(*) AS c FROM {harness.database}.{table_name(topic)}")
+        assert history.first()["c"] == len(produced)
+    finally:  # an Iceberg run made its session the active one: later tests expect the Hive one's
+        spark._jvm.org.apache.spark.sql.SparkSession.setActiveSession(spark._jsparkSession)
