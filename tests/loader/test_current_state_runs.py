@@ -77,3 +77,81 @@ def test_a_compacted_topic_s_current_state_table_over_several_runs(
         assert history.first()["c"] == len(produced)
     finally:  # an Iceberg run made its session the active one: later tests expect the Hive one's
         spark._jvm.org.apache.spark.sql.SparkSession.setActiveSession(spark._jsparkSession)
+
+
+CUSTOMER = {
+    "type": "record",
+    "name": "Value",
+    "fields": [{"name": "id", "type": "int"}, {"name": "email", "type": "string"}],
+}
+# Debezium's envelope as its Avro converter registers it (fewer source fields).
+ENVELOPE = {
+    "type": "record",
+    "name": "Envelope",
+    "namespace": "dbserver1.inventory.customers",
+    "fields": [
+        {"name": "before", "type": ["null", CUSTOMER], "default": None},
+        {"name": "after", "type": ["null", "Value"], "default": None},
+        {
+            "name": "source",
+            "type": {
+                "type": "record",
+                "name": "Source",
+                "namespace": "io.debezium.connector.postgresql",
+                "fields": [{"name": "db", "type": "string"}, {"name": "table", "type": "string"}],
+            },
+        },
+        {"name": "op", "type": "string"},
+        {"name": "ts_ms", "type": ["null", "long"], "default": None},
+    ],
+}
+CUSTOMER_KEY = {
+    "type": "record",
+    "name": "Key",
+    "namespace": "dbserver1.inventory.customers",
+    "fields": [{"name": "id", "type": "int"}],
+}
+
+
+def test_a_debezium_change_stream_is_mirrored_into_a_table_equal_to_the_source_rows(
+    harness: Harness, spark: SparkSession, iceberg_spark: SparkSession
+) -> None:
+    harness.table_format = "iceberg"
+    topic = harness.topic(prefix="dbserver1")  # not compacted: recognised by its schema alone
+    values = harness.serializer(topic, ENVELOPE)
+    keys = harness.serializer(topic, CUSTOMER_KEY, MessageField.KEY)
+    producer = Producer({"bootstrap.servers": harness.kafka.bootstrap})
+    source_rows: dict[int, str] = {}  # the database table the stream comes from
+    source = {"db": "inventory", "table": "customers"}
+
+    def change(op: str, id_: int, email: str | None) -> None:
+        before = {"id": id_, "email": source_rows[id_]} if id_ in source_rows else None
+        after = {"id": id_, "email": email} if email is not None else None
+        envelope = {"before": before, "after": after, "source": source, "op": op, "ts_ms": 1}
+        producer.produce(topic, key=keys({"id": id_}), value=values(envelope))
+        if op == "d":
+            del source_rows[id_]
+            producer.produce(topic, key=keys({"id": id_}), value=None)  # the tombstone after a delete
+        else:
+            source_rows[id_] = email  # type: ignore[assignment]
+
+    current = f"{harness.database}.{table_name(topic)}_current"
+    runs = [
+        [("r", 1, "a@x"), ("r", 2, "b@x"), ("r", 3, "c@x"), ("c", 4, "d@x"), ("u", 1, "a2@x")],
+        [("d", 2, None), ("u", 3, "c2@x"), ("u", 3, "c3@x"), ("c", 5, "e@x"), ("d", 4, None)],
+        [("c", 2, "b2@x"), ("u", 5, "e2@x")],
+    ]
+    try:
+        for changes in runs:
+            for op, id_, email in changes:
+                change(op, id_, email)
+            assert producer.flush(30) == 0
+            report = harness.run(iceberg_spark)
+            assert report.exit_code == 0, report.to_json()
+            iceberg_spark.catalog.refreshTable(current)
+            rows = iceberg_spark.sql(f"SELECT id, email FROM {current}").collect()
+            assert len(rows) == len({r["id"] for r in rows}), "one row per key"
+            assert {r["id"]: r["email"] for r in rows} == source_rows
+        assert source_rows == {1: "a2@x", 2: "b2@x", 3: "c3@x", 5: "e2@x"}
+    finally:  # an Iceberg run made its session the active one: later tests expect the Hive one's
+        spark._jvm.org.apache.spark.sql.SparkSession.setActiveSession(spark._jsparkSession)
