@@ -23,11 +23,14 @@ from pyspark.sql import functions as F
 from loader.formats import already_held
 from loader.schema.current_state import DELETES, UPSERTS
 
+# What marks a table as a current-state table (what `loader maintain` compacts as one).
+CURRENT_STATE_PROPERTY = "loader.current-state"
 # Row-level changes as deletion vectors (format version 3), not rewritten files.
 MERGE_ON_READ = {
     "write.merge.mode": "merge-on-read",
     "write.update.mode": "merge-on-read",
     "write.delete.mode": "merge-on-read",
+    CURRENT_STATE_PROPERTY: "true",
 }
 DELETE = "__loader_delete"  # the change removes its key
 ACTION = "__loader_action"

@@ -3,6 +3,9 @@ commit (or none), so readers see the table before or after it, never a mix.
 
 - `rewrite_data_files` compacts the small files of closed time partitions only (a `where` on the
   partition's timestamp column below `closed_before`), so a partition still being written is left alone;
+  a current-state table (`loader.formats.iceberg_current`, not partitioned by time) has its small files
+  compacted and every data file with a deletion vector or delete file rewritten without its deleted
+  rows, so the delete files go (`delete-file-threshold` 1);
 - `expire_snapshots` drops snapshots older than `maintain-snapshot-retention-minutes`, and with them the
   files only they reference (the small files a compaction replaced), but never the newest snapshot that
   carries the loader's offsets in its summary, nor any snapshot after it: the table format walks back from
@@ -21,6 +24,7 @@ from pyspark.sql import SparkSession
 
 from loader.config import LoaderSettings
 from loader.formats.iceberg import newest_loader_snapshot
+from loader.formats.iceberg_current import CURRENT_STATE_PROPERTY
 from loader.operations.compaction_plan import closed_before
 from loader.operations.hive_partitions import metastore_tables
 
@@ -59,17 +63,23 @@ def maintain_table(
     qualified = f"{database}.{table}"
     jvm = spark._jvm
     iceberg_table = jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, qualified)
-    column, hourly = _time_partition(iceberg_table)
     policy = settings.compaction_policy()
-    bound = closed_before(now, policy.min_age, hourly)
     options = {
         "min-input-files": str(policy.min_files + 1),  # more than min-files small files in a partition
         "min-file-size-bytes": str(min(policy.small_file_bytes, policy.target_file_bytes - 1)),
         "target-file-size-bytes": str(policy.target_file_bytes),
     }
+    if is_current_state(iceberg_table):
+        bound = now
+        options["delete-file-threshold"] = "1"  # a data file with any deleted row is rewritten
+        where = ""
+    else:
+        column, hourly = _time_partition(iceberg_table)
+        bound = closed_before(now, policy.min_age, hourly)
+        where = f"where => \"`{column}` < TIMESTAMP '{_sql_time(bound)}'\", "
     rewritten = spark.sql(
         f"CALL {CATALOG}.system.rewrite_data_files(table => '{qualified}', "
-        f"where => \"`{column}` < TIMESTAMP '{_sql_time(bound)}'\", options => map({_map(options)}))"
+        f"{where}options => map({_map(options)}))"
     ).first()
     older_than = now - timedelta(minutes=settings.maintain_snapshot_retention_minutes)
     offsets_at = newest_offsets_snapshot_time(spark, iceberg_table)
@@ -102,6 +112,10 @@ def newest_offsets_snapshot_time(spark: SparkSession, iceberg_table) -> datetime
     None when no snapshot carries them."""
     snapshot = newest_loader_snapshot(spark, iceberg_table)
     return None if snapshot is None else datetime.fromtimestamp(snapshot.timestamp_millis / 1000, UTC)
+
+
+def is_current_state(iceberg_table) -> bool:  # type: ignore[no-untyped-def]
+    return str(iceberg_table.properties().get(CURRENT_STATE_PROPERTY)) == "true"
 
 
 def _time_partition(iceberg_table) -> tuple[str, bool]:  # type: ignore[no-untyped-def]

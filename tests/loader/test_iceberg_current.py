@@ -12,9 +12,11 @@ from typing import Any
 import pytest
 from pyspark.sql import DataFrame, SparkSession
 
+from loader.config import LoaderSettings
 from loader.formats import CurrentMerge
 from loader.formats.iceberg import IcebergFormat, summary_key
 from loader.formats.iceberg_current import DELETE, current_changes
+from loader.operations.iceberg_maintenance import maintain_table
 from loader.schema.current_state import KeyedChange, change_action, current_rows
 
 pytestmark = pytest.mark.integration
@@ -134,3 +136,24 @@ def test_a_debezium_change_stream_mirrors_the_source_rows(
     tables.merge_current(CurrentMerge("customers_current", frame, True, "db.customers", None, {0: 7}))
     got = iceberg_spark.sql(f"SELECT id, email FROM {database}.customers_current ORDER BY id").collect()
     assert [tuple(r) for r in got] == [(1, "uno@x"), (3, "tres@x")]
+
+
+def test_maintenance_rewrites_the_deleted_rows_out_of_a_current_state_table(
+    iceberg_spark: SparkSession, current_table: tuple[IcebergFormat, str]
+) -> None:
+    tables, database = current_table
+    qualified = f"{database}.flags_current"
+    for end, records in ((6, RUN_1), (12, RUN_1 + RUN_2)):
+        rows = history_rows(iceberg_spark, records)
+        tables.merge_current(CurrentMerge("flags_current", rows, False, "flags", "id-1", {0: end}))
+    assert int(summaries(iceberg_spark, qualified)[-1]["total-delete-files"]) >= 1
+    settings = LoaderSettings(
+        bootstrap_servers="k", registry_url="http://r", warehouse="/w", database=database
+    )
+    done = maintain_table(iceberg_spark, settings, database, "flags_current", datetime.now(UTC))
+    assert done.rewritten_files >= 1
+    latest = summaries(iceberg_spark, qualified)[-1]
+    assert (latest["total-delete-files"], latest["total-position-deletes"]) == ("0", "0")
+    assert table_rows(iceberg_spark, qualified) == expected(RUN_1 + RUN_2)
+    # The offsets are still the table's own account, past the compaction's snapshot.
+    assert tables.held_offsets("flags_current", "flags", "id-1") == {0: 12}
