@@ -6,6 +6,7 @@ current-state table is tested at the format level, in test_iceberg_current.py.)"
 
 from __future__ import annotations
 
+import signal
 from typing import Any
 
 import pytest
@@ -13,6 +14,8 @@ from confluent_kafka import Producer
 from confluent_kafka.serialization import MessageField
 from pyspark.sql import SparkSession
 
+from loader.fault_injection import CURRENT_STATE_CRASH_POINTS
+from loader.operations.current_state_audit import reconcile_current
 from loader.schema.current_state import KeyedChange, change_action, current_rows
 from loader.schema.naming import table_name
 from tests.loader.harness import Harness, record_schema
@@ -75,6 +78,14 @@ def test_a_compacted_topic_s_current_state_table_over_several_runs(
         # The history table holds every record, the one without a key too.
         history = iceberg_spark.sql(f"SELECT count(*) AS c FROM {harness.database}.{table_name(topic)}")
         assert history.first()["c"] == len(produced)
+        # The audit's full read of the topic agrees with the table, and finds a row changed behind its back.
+        read = harness.settings()
+        audited = reconcile_current(iceberg_spark, read, topic, None, current)
+        assert (audited.agrees, audited.live_keys, audited.rows) == (True, 2, 2)
+        iceberg_spark.sql(f"UPDATE {current} SET _kafka_offset = 0 WHERE owner = 'ann'")
+        iceberg_spark.sql(f"UPDATE {current} SET _kafka_key = CAST('9' AS BINARY) WHERE owner = 'bob'")
+        tampered = reconcile_current(iceberg_spark, read, topic, None, current)
+        assert (tampered.agrees, tampered.stale, tampered.extra, tampered.missing) == (False, 1, 1, 1)
     finally:  # an Iceberg run made its session the active one: later tests expect the Hive one's
         spark._jvm.org.apache.spark.sql.SparkSession.setActiveSession(spark._jsparkSession)
 
@@ -155,3 +166,42 @@ def test_a_debezium_change_stream_is_mirrored_into_a_table_equal_to_the_source_r
         assert source_rows == {1: "a2@x", 2: "b2@x", 3: "c3@x", 5: "e2@x"}
     finally:  # an Iceberg run made its session the active one: later tests expect the Hive one's
         spark._jvm.org.apache.spark.sql.SparkSession.setActiveSession(spark._jsparkSession)
+
+
+@pytest.mark.timeout(1200)
+def test_killed_at_every_step_the_rerun_gives_the_table_computed_from_kafka(cli_harness: Harness) -> None:
+    """`loader run` processes killed at each crash point (before the history append, between it and the
+    merge, after the merge, before and after the run's own commit), each after more inserts, updates and
+    tombstones; the run after them leaves the table that every record produced computes."""
+    cli_harness.table_format = "iceberg"
+    topic = cli_harness.topic(partitions=2, config={"cleanup.policy": "compact"})
+    values = cli_harness.serializer(topic, ACCOUNT)
+    producer = Producer({"bootstrap.servers": cli_harness.kafka.bootstrap})
+    produced: list[KeyedChange] = []
+    offsets = {0: 0, 1: 0}
+    for round_, point in enumerate(CURRENT_STATE_CRASH_POINTS):
+        for i in range(6):
+            key = (round_ * 3 + i) % 7
+            value = None if (round_ + i) % 4 == 3 else {"owner": f"o{key}", "balance": round_ * 10 + i}
+            partition = key % 2
+            producer.produce(
+                topic,
+                key=str(key).encode(),
+                value=None if value is None else values(value),
+                partition=partition,
+            )
+            row = None if value is None else (value["owner"], value["balance"])
+            produced.append(
+                KeyedChange(key, partition, offsets[partition], change_action(value is None), row)
+            )
+            offsets[partition] += 1
+        assert producer.flush(30) == 0
+        done = cli_harness.run_cli(env={"LOADER_CRASH_AT": point})
+        assert done.returncode == -signal.SIGKILL, f"{point}: {done.returncode}\n{done.stderr[-2000:]}"
+    final = cli_harness.run_cli()
+    assert final.returncode == 0, final.stderr[-3000:]
+    current = f"{cli_harness.database}.{table_name(topic)}_current"
+    rows = cli_harness.query_cli(f"SELECT _kafka_key_string AS k, owner, balance FROM {current}")
+    got = {int(r["k"]): (r["owner"], r["balance"]) for r in rows}
+    assert len(got) == len(rows), "one row per key"
+    assert got == current_rows(produced)
