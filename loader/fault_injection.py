@@ -23,6 +23,8 @@ CRASH_POINTS = (
 )
 # Iceberg tables commit each append themselves, before the run's manifest (see `loader.formats.iceberg`).
 ICEBERG_CRASH_POINTS = (*CRASH_POINTS[:3], "after_iceberg_commit", *CRASH_POINTS[3:])
+# A run of a topic with a current-state table: its merge commits after its history append.
+CURRENT_STATE_CRASH_POINTS = (*ICEBERG_CRASH_POINTS[:4], "after_current_commit", *ICEBERG_CRASH_POINTS[4:])
 
 
 def crash_point(name: str) -> None:

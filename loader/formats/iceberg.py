@@ -213,7 +213,7 @@ class IcebergFormat:
             }
             changes = current_changes(merge.rows, merge.envelope, held)
             merge_with_properties(self.spark, self._qualified(merge.table), changes, properties)
-        crash_point("after_iceberg_commit")
+        crash_point("after_current_commit")
 
     def _location(self, table: str) -> str:
         return str(self._iceberg_table(table).location())
