@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from loader.schema.change_envelope import is_change_envelope
 from loader.schema.current_state import (
     KeyedChange,
@@ -107,3 +109,15 @@ def test_the_highest_offset_of_a_key_wins_whatever_the_order_read() -> None:
     assert current_rows(changes, before) == {"a": "a9", "d": "d0"}
     assert current_rows(reversed(changes), before) == {"a": "a9", "d": "d0"}
     assert before == {"b": "b0", "c": "c0", "d": "d0"}  # the rows before are not changed in place
+
+
+def test_hive_refuses_current_state_tables_and_says_to_use_iceberg() -> None:
+    from pyspark.sql.types import StructType
+
+    from loader.formats.hive import HiveFormat
+
+    hive = HiveFormat(None, None, "day", "run", "/w")  # type: ignore[arg-type]  # what it refuses needs neither
+    refusal = hive.current_state_refusal()
+    assert refusal is not None and "--table-format iceberg" in refusal and "row-level" in refusal
+    with pytest.raises(ValueError, match="use --table-format iceberg"):
+        hive.ensure_current("accounts_current", StructType([]))
