@@ -39,7 +39,7 @@ from loader.run.discover import Discovery, Sources, discover
 from loader.run.load import Pacing, load
 from loader.run.outcome import REFUSALS, exit_code, failed_topics_line, stopped, unanswered_advice
 from loader.run.plan import Limits, plan, with_found_event_types
-from loader.run.work import QUARANTINE_TABLE, RunContext
+from loader.run.work import QUARANTINE_TABLE, CurrentStatePolicy, RunContext
 from loader.run_signals import STOP, StopRequested
 from loader.runtime.loader_session import spark_for
 from loader.runtime.spark_session import forget_cached_tables, interpreted_session
@@ -204,6 +204,9 @@ def _context(
         interpreted_session(spark),
         {table: f"topic {topic}" for topic, table in found.tables.items()},
         registry_lock=found.registry_lock,
+        current_state=CurrentStatePolicy(
+            settings.current_state_topics, settings.no_current_state_topics, settings.current_state_history
+        ),
     )
 
 

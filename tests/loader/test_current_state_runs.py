@@ -205,3 +205,37 @@ def test_killed_at_every_step_the_rerun_gives_the_table_computed_from_kafka(cli_
     got = {int(r["k"]): (r["owner"], r["balance"]) for r in rows}
     assert len(got) == len(rows), "one row per key"
     assert got == current_rows(produced)
+
+
+def test_the_patterns_add_and_remove_topics_and_records_without_a_key_stay_in_history_only(
+    harness: Harness, spark: SparkSession, iceberg_spark: SparkSession
+) -> None:
+    harness.table_format = "iceberg"
+    added = harness.topic(prefix="flags")  # not compacted: added by the pattern
+    removed = harness.topic(prefix="ledger", config={"cleanup.policy": "compact"})
+    producer = Producer({"bootstrap.servers": harness.kafka.bootstrap})
+    for topic in (added, removed):
+        values = harness.serializer(topic, ACCOUNT)
+        records = [("1", 1), (None, 2), ("2", 3), ("1", 4), (None, 5)]
+        for key, balance in records:
+            if key is None and topic == removed:
+                continue  # a compacted topic refuses records without a key
+            record = values({"owner": f"o{balance}", "balance": balance})
+            producer.produce(topic, key=None if key is None else key.encode(), value=record)
+    assert producer.flush(30) == 0
+    try:
+        report = harness.run(
+            iceberg_spark,
+            current_state_topics=f"{harness.prefix}\\.flags\\..*",
+            no_current_state_topics=f"{harness.prefix}\\.ledger\\..*",
+        )
+        assert report.exit_code == 0, report.to_json()
+        current = f"{harness.database}.{table_name(added)}_current"
+        rows = iceberg_spark.sql(f"SELECT _kafka_key_string AS k, balance FROM {current}").collect()
+        assert {r["k"]: r["balance"] for r in rows} == {"1": 4, "2": 3}  # the keyless records left out
+        history = iceberg_spark.sql(f"SELECT count(*) AS c FROM {harness.database}.{table_name(added)}")
+        assert history.first()["c"] == 5
+        assert not iceberg_spark.catalog.tableExists(f"{harness.database}.{table_name(removed)}_current")
+        assert iceberg_spark.catalog.tableExists(f"{harness.database}.{table_name(removed)}")
+    finally:  # an Iceberg run made its session the active one: later tests expect the Hive one's
+        spark._jvm.org.apache.spark.sql.SparkSession.setActiveSession(spark._jsparkSession)
