@@ -197,8 +197,8 @@ class LoaderSettings:
     current_state_history: Annotated[
         bool,
         Setting(
-            "Keep the history (append) table of topics that have a current-state table; false loads only "
-            "their current-state table.",
+            "Keep the history (append) table of topics that have a current-state table (false is accepted "
+            "but not acted on yet: the history table still loads).",
             RUN,
         ),
     ] = True
