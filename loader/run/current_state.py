@@ -31,14 +31,21 @@ def with_current_state(
         return work
     read = run.read
     topics = [w.topic for w in candidates]
-    compacted = compacted_topics(read.bootstrap_servers, topics, read.metadata_timeout_s, read.kafka_security)
+    refusal = run.tables.current_state_refusal()
+    # A format that keeps no current-state tables asks Kafka nothing (no DescribeConfigs ACL needed): it
+    # names only the topics the patterns and the Debezium envelopes choose.
+    compacted = (
+        set()
+        if refusal
+        else compacted_topics(read.bootstrap_servers, topics, read.metadata_timeout_s, read.kafka_security)
+    )
     envelopes = {
         w.topic for w in candidates if w.values is not None and is_change_envelope(w.values.latest_schema)
     }
     chosen = current_state_topics(topics, compacted, envelopes, policy.include, policy.exclude)
     if not chosen:
         return work
-    if refusal := run.tables.current_state_refusal():
+    if refusal:
         console.print(f"[yellow]note:[/] {', '.join(sorted(chosen))}: {refusal}")
         return work
     tables = {
