@@ -15,6 +15,7 @@ import click
 from rich.console import Console
 
 from loader.config import DECLARED, REQUIRED, LoaderSettings, problem, read_config_file
+from loader.formats.catalog_settings import take_catalog
 from loader.operations.lock import LockHeld, RunLock
 from loader.reading.security_settings import take_security
 from loader.report import EXIT_LOCKED
@@ -30,8 +31,12 @@ def _settings(config: Path | None, **flags: Any) -> LoaderSettings:
         raise click.UsageError(f"missing {flags_missing} (or LOADER_* environment variables, or --config)")
     try:
         kafka_security, registry_access = take_security(values)
+        catalog_access = take_catalog(values)
         return LoaderSettings(
-            **values, kafka_security=kafka_security, registry_access=registry_access
+            **values,
+            kafka_security=kafka_security,
+            registry_access=registry_access,
+            catalog_access=catalog_access,
         ).validate()
     except (TypeError, ValueError) as exc:
         raise click.UsageError(problem(exc)) from exc

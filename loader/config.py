@@ -28,9 +28,12 @@ from pydantic import (
 )
 from pydantic.dataclasses import dataclass as model
 
+from loader.formats.catalog_settings import CatalogInputs
+from loader.formats.iceberg_catalogs import CatalogAccess, CatalogKind, IcebergCatalog, spark_catalog_conf
+from loader.formats.iceberg_catalogs import check as check_catalog
 from loader.reading.kafka_security import KafkaSecurity
 from loader.reading.security_settings import SecurityInputs
-from loader.runtime.spark_session import installed_spark_version
+from loader.runtime.spark_session import installed_spark_version, object_store_jars
 from loader.runtime.spark_versions import iceberg_refusal
 from loader.schema.partitioning import Granularity
 from loader.setting_fields import (
@@ -46,6 +49,7 @@ from loader.setting_fields import (
 )
 from pipeline_client.client_settings import RegistryClientSettings
 
+OBJECT_STORE_SCHEMES = ("s3://", "s3a://", "s3n://", "gs://", "abfs://", "abfss://", "wasb://", "wasbs://")
 COUNTS_AT_LEAST_ONE = (
     "records per task, the task pool size, topic threads, the records per partition and run and the topics "
     "per query must be at least 1"
@@ -112,9 +116,10 @@ class LoaderSettings:
         ),
     ] = "hive"
     iceberg_catalog: Annotated[
-        Literal["hive", "hadoop"],
+        CatalogKind,
         Setting(
-            "Iceberg's catalog: the metastore (hive), or none, the warehouse alone (hadoop).",
+            "Iceberg's catalog: the metastore (hive), none, the warehouse alone (hadoop), or an Iceberg REST "
+            'catalog (rest, with the iceberg-rest-* settings; see "Iceberg catalogs and object stores").',
             label="the Iceberg catalog",
         ),
     ] = "hive"
@@ -319,6 +324,9 @@ class LoaderSettings:
     # settings (`loader.reading.security_settings`), not settings of their own.
     kafka_security: InstanceOf[KafkaSecurity] = field(default_factory=KafkaSecurity)
     registry_access: InstanceOf[RegistryClientSettings] = field(default_factory=RegistryClientSettings)
+    # How Iceberg's REST catalog and the tables' object store are reached: made from the catalog settings
+    # (`loader.formats.catalog_settings`).
+    catalog_access: InstanceOf[CatalogAccess] = field(default_factory=CatalogAccess)
 
     @field_validator("*", mode="wrap")
     @classmethod
@@ -406,6 +414,33 @@ class LoaderSettings:
         self.compaction_policy()  # raises for maintenance settings out of range
         return self
 
+    @model_validator(mode="after")
+    def _catalog(self) -> LoaderSettings:
+        if self.table_format != "iceberg" and (
+            self.iceberg_catalog == "rest" or self.catalog_access != CatalogAccess()
+        ):
+            raise ValueError(
+                "the REST catalog and object store settings are for Iceberg tables (table-format = iceberg)"
+            )
+        check_catalog(self.iceberg)  # raises for a catalog description that cannot work
+        if self.iceberg_catalog == "rest" and self.state_location.startswith(OBJECT_STORE_SCHEMES):
+            raise ValueError(
+                f"the loader's state directory {self.state_location} is on an object store, where its run "
+                "lock and manifests are not atomic: with a REST catalog, give warehouse (or state-dir) on a "
+                "local disk or HDFS (the tables are where the catalog keeps them)"
+            )
+        return self
+
+    @property
+    def iceberg(self) -> IcebergCatalog:
+        """Where the Iceberg tables are kept (a Hive run's settings describe one too, never used)."""
+        return IcebergCatalog(self.iceberg_catalog, self.warehouse, self.catalog_access)
+
+    @property
+    def iceberg_session_conf(self) -> dict[str, str]:
+        """The Spark settings of the Iceberg catalog; none for Hive tables."""
+        return spark_catalog_conf(self.iceberg) if self.table_format == "iceberg" else {}
+
     @property
     def state_location(self) -> str:
         return self.state_dir or f"{self.warehouse.rstrip('/')}/_loader_state/{self.database}"
@@ -417,6 +452,11 @@ class LoaderSettings:
         path against its own. The values alone were checked when the settings were made."""
         if self.table_format == "iceberg" and (refusal := iceberg_refusal(installed_spark_version())):
             raise ValueError(refusal)
+        if self.table_format == "iceberg" and self.catalog_access.object_store and not object_store_jars():
+            raise ValueError(
+                "Iceberg tables on an object store need Iceberg's AWS bundle beside its Spark runtime: "
+                "scripts/fetch-jars fetches both (or put iceberg-aws-bundle on Spark's class path)"
+            )
         self.kafka_security.validate()
         self.registry_access.session(self.registry_url, self.kafka_security.sasl_login)  # checks its files
         archive_dir = self.driver_class_archive_dir
@@ -442,8 +482,8 @@ class LoaderSettings:
 
 
 # Every setting a user gives: the loader's own, then the security settings that become `kafka_security`
-# and `registry_access`.
-DECLARED: list[Declared] = declared(LoaderSettings, SecurityInputs)
+# and `registry_access`, then the catalog settings that become `catalog_access`.
+DECLARED: list[Declared] = declared(LoaderSettings, SecurityInputs, CatalogInputs)
 SETTINGS = {setting.name: setting for setting in DECLARED}
 REQUIRED = [setting.name for setting in DECLARED if setting.required]
 
@@ -484,10 +524,11 @@ def read_config_file(path: Path) -> dict[str, Any]:
 
 def manual_tables() -> dict[str, str]:
     """The tables of docs/loader.md that list settings, by the name their marker gives."""
-    security = declared(SecurityInputs)
+    security, catalog = declared(SecurityInputs), declared(CatalogInputs)
     return {
-        "loader": manual_table(setting for setting in DECLARED if setting not in security),
+        "loader": manual_table(setting for setting in DECLARED if setting not in security + catalog),
         "security": manual_table(security),
+        "catalog": manual_table(catalog),
         "maintain": manual_table(setting for setting in DECLARED if setting.setting.commands == MAINTAIN),
     }
 

@@ -16,7 +16,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Secret", "SecretError", "looks_secret", "secret_from_env", "secret_from_file", "secret_reference"]
+__all__ = [
+    "Secret",
+    "SecretError",
+    "looks_secret",
+    "one_secret",
+    "secret_from_env",
+    "secret_from_file",
+    "secret_reference",
+]
 
 # Property names whose values are secrets, in Kafka's, librdkafka's and Confluent's client vocabularies.
 _SECRET_NAME = re.compile(r"password|secret|jaas|user\.info|(^|\.)token$|(^|\.)key$|\.key\.pem$", re.I)
@@ -86,3 +94,14 @@ def secret_reference(value: object, what: str, environ: Mapping[str, str] | None
         f'{what} is a secret: give it as {{ file = "/path/to/file" }} or {{ env = "VARIABLE" }}, '
         "not as a value in the config file"
     )
+
+
+def one_secret(
+    what: str, file: str | Path | None, variable: str, environ: Mapping[str, str] | None = None
+) -> Secret | None:
+    """A secret given as a file (a setting naming it) or in an environment variable, or None when neither
+    is given; both at once is refused, naming both."""
+    from_env = secret_from_env(variable, environ)
+    if file and from_env is not None:
+        raise SecretError(f"{what} is given both as a file ({file}) and in {variable}: give one")
+    return secret_from_file(file, what) if file else from_env

@@ -1,27 +1,29 @@
 """An Iceberg catalog, described in a few typed fields, and the Spark settings that reach it.
 
-Three kinds: `hadoop` (the tables' metadata in the warehouse alone, committed by renaming a file),
-`metastore` (a Hive metastore, `thrift://...`, or the embedded one) and `rest` (an Iceberg REST catalog:
-Apache Polaris, Glue's REST endpoint, Lakekeeper, Nessie, Unity, Iceberg's own server). Tables' files on an
-S3-compatible store are written through Iceberg's S3FileIO (its SDK is `iceberg-aws-bundle`, put beside
-Iceberg's Spark runtime), at an endpoint, a region and with path-style addressing as the store needs.
+Three kinds, by Iceberg's own names: `hive` (a Hive metastore: the one Spark is given, or the embedded
+one), `hadoop` (the tables' metadata in the warehouse alone, committed by renaming a file) and `rest` (an
+Iceberg REST catalog: Apache Polaris / Snowflake Open Catalog, Glue's REST endpoint, Lakekeeper, Nessie,
+Unity, Gravitino, Iceberg's own server). Tables' files on an S3-compatible store are written through
+Iceberg's S3FileIO (its SDK is `iceberg-aws-bundle`, put beside Iceberg's Spark runtime), at an endpoint,
+a region and with path-style addressing as the store needs.
 
-Secrets (a REST catalog's OAuth2 client credentials or bearer token, an object store's keys) are named, never
-given: each is a `Secret` read from a file or an environment variable, so that none is ever a command-line
-value (which `ps` shows to every user). `spark_catalog_conf` is pure: it takes the secrets' values from the
-function it is given; `read_secret` is the one that reads them.
+The catalog serves Spark's session catalog, so the loader's tables are named `db.table` under every kind,
+beside the Hive tables. Secrets (a REST catalog's OAuth2 client credentials or bearer token, an object
+store's keys) arrive already read, as `pipeline_client.secret_values.Secret`s from a file or a variable
+(`loader.formats.catalog_settings`): none is ever a command-line value, which `ps` shows to every user.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-CatalogKind = Literal["hadoop", "metastore", "rest"]
-CATALOG_KINDS: tuple[CatalogKind, ...] = ("hadoop", "metastore", "rest")
+from pipeline_client.secret_values import Secret
+
+CatalogKind = Literal["hive", "hadoop", "rest"]
+CATALOG_KINDS: tuple[CatalogKind, ...] = ("hive", "hadoop", "rest")
 
 # Spark's own catalog, which the loader's tables (`db.table`, beside Hive tables) live in: Iceberg's
 # SparkSessionCatalog wraps it. Any other name is a catalog of Iceberg tables alone (SparkCatalog).
@@ -34,22 +36,6 @@ ACCESS_DELEGATION_HEADER = "header.X-Iceberg-Access-Delegation"
 
 class CatalogSettingError(ValueError):
     """A catalog description that cannot work, with what to change."""
-
-
-@dataclass(frozen=True)
-class Secret:
-    """Where a secret is read from: a file (its content, surrounding white space stripped) or an
-    environment variable. Exactly one of the two."""
-
-    file: Path | None = None
-    variable: str | None = None
-
-    def __post_init__(self) -> None:
-        if (self.file is None) == (self.variable is None):
-            raise CatalogSettingError("a secret is read from either a file or an environment variable")
-
-    def __str__(self) -> str:
-        return f"file {self.file}" if self.file is not None else f"variable {self.variable}"
 
 
 @dataclass(frozen=True)
@@ -69,86 +55,125 @@ class ObjectStore:
 
 
 @dataclass(frozen=True)
+class CatalogAccess:
+    """How the loader reaches a REST catalog and the object store its tables' files are on: what the
+    settings give beside the catalog's kind (`loader.formats.catalog_settings`)."""
+
+    uri: str | None = None  # the REST catalog's `http(s)://`
+    warehouse: str | None = None  # the warehouse the REST catalog serves (a name or a location)
+    credential: Secret | None = None  # OAuth2 client credentials, `client_id:client_secret`
+    token: Secret | None = None  # a bearer token
+    oauth2_server_uri: str | None = None  # the token endpoint, when not the catalog's own
+    scope: str | None = None  # the OAuth2 scope asked for (the catalog's default otherwise)
+    vended_credentials: bool = False  # ask the catalog for storage credentials with each table
+    object_store: ObjectStore | None = None
+    # Any other catalog property, in Iceberg's names (a secret only as one read from a file or variable).
+    properties: Mapping[str, str | Secret] = field(default_factory=dict)
+
+    def rest_only(self) -> list[str]:
+        """The settings given here that only a REST catalog takes."""
+        given = {
+            "iceberg-rest-uri": self.uri,
+            "iceberg-rest-warehouse": self.warehouse,
+            "iceberg-rest-credential": self.credential,
+            "iceberg-rest-token": self.token,
+            "iceberg-rest-oauth2-server-uri": self.oauth2_server_uri,
+            "iceberg-rest-scope": self.scope,
+            "iceberg-vended-credentials": self.vended_credentials or None,
+        }
+        return [name for name, value in given.items() if value is not None]
+
+
+@dataclass(frozen=True)
 class IcebergCatalog:
-    """One Iceberg catalog as the loader would be told of it."""
+    """One Iceberg catalog as the loader is told of it."""
 
     kind: CatalogKind
-    warehouse: str | None = None  # a location (hadoop, metastore) or the REST catalog's warehouse name
-    uri: str | None = None  # the metastore's `thrift://...` (none: embedded), the REST catalog's `http(s)://`
-    credential: Secret | None = None  # REST: OAuth2 client credentials, `client_id:client_secret`
-    token: Secret | None = None  # REST: a bearer token
-    oauth2_server_uri: str | None = None  # REST: the token endpoint, when not the catalog's own
-    scope: str | None = None  # REST: the OAuth2 scope asked for (a catalog's default otherwise)
-    vended_credentials: bool = False  # REST: ask the catalog for storage credentials with each table
-    object_store: ObjectStore | None = None
+    # The loader's warehouse: the tables' place under the hadoop catalog; a REST catalog has its own.
+    warehouse: str = ""
+    access: CatalogAccess = field(default_factory=CatalogAccess)
+
+    @property
+    def keeps_locations(self) -> bool:
+        """Whether the catalog, not the loader's warehouse, decides where tables live (a REST catalog)."""
+        return self.kind == "rest"
 
 
-def _check(catalog: IcebergCatalog) -> None:
+def check(catalog: IcebergCatalog) -> None:
+    """Raises `CatalogSettingError` for a description that cannot work, saying what to change."""
     if catalog.kind not in CATALOG_KINDS:
         raise CatalogSettingError(f"the Iceberg catalog must be one of {', '.join(CATALOG_KINDS)}")
-    rest_only = {
-        "credential": catalog.credential,
-        "token": catalog.token,
-        "oauth2_server_uri": catalog.oauth2_server_uri,
-        "scope": catalog.scope,
-        "vended_credentials": catalog.vended_credentials or None,
-    }
-    if catalog.kind != "rest":
-        given = [name for name, value in rest_only.items() if value is not None]
-        if given:
-            raise CatalogSettingError(f"{', '.join(given)}: only a REST catalog takes these")
+    access = catalog.access
+    if catalog.kind != "rest" and (given := access.rest_only()):
+        raise CatalogSettingError(
+            f"{', '.join(given)}: only a REST catalog takes these (iceberg-catalog = rest)"
+        )
     if catalog.kind == "rest":
-        if not catalog.uri or not catalog.uri.startswith(("http://", "https://")):
-            raise CatalogSettingError("a REST catalog needs its http:// or https:// URI")
-        if catalog.credential is not None and catalog.token is not None:
-            raise CatalogSettingError("a REST catalog takes OAuth2 client credentials or a token, not both")
-    if catalog.kind == "metastore" and catalog.uri and not catalog.uri.startswith("thrift://"):
-        raise CatalogSettingError("a metastore's URI is thrift://host:port")
-    if catalog.kind == "hadoop":
-        if not catalog.warehouse:
-            raise CatalogSettingError("a Hadoop catalog needs its warehouse location")
-        if catalog.object_store is not None or catalog.warehouse.startswith(("s3://", "s3a://", "gs://")):
+        if not access.uri or not access.uri.startswith(("http://", "https://")):
+            raise CatalogSettingError("a REST catalog needs its http:// or https:// URI (iceberg-rest-uri)")
+        if access.credential is not None and access.token is not None:
             raise CatalogSettingError(
-                "a Hadoop catalog commits by renaming a file, which an object store does not do atomically: "
-                "use a REST catalog or a metastore for tables on an object store"
+                "a REST catalog takes OAuth2 client credentials or a token, not both "
+                "(iceberg-rest-credential, iceberg-rest-token)"
             )
+    if catalog.kind == "hadoop" and (
+        access.object_store is not None or catalog.warehouse.startswith(("s3://", "s3a://", "gs://", "abfs"))
+    ):
+        raise CatalogSettingError(
+            "a Hadoop catalog commits by renaming a file, which an object store does not do atomically: "
+            "use a REST catalog or a metastore for tables on an object store"
+        )
 
 
-def spark_catalog_conf(
-    catalog: IcebergCatalog, secret_value: Callable[[Secret], str], name: str = SESSION_CATALOG
-) -> dict[str, str]:
+def spark_catalog_conf(catalog: IcebergCatalog, name: str = SESSION_CATALOG) -> dict[str, str]:
     """The Spark settings of `catalog` as Spark catalog `name` (the session catalog by default: tables
-    named `db.table`). Secrets' values come from `secret_value` (`read_secret` reads them)."""
-    _check(catalog)
+    named `db.table`, beside the Hive tables)."""
+    check(catalog)
     prefix = f"spark.sql.catalog.{name}"
     implementation = "SparkSessionCatalog" if name == SESSION_CATALOG else "SparkCatalog"
     conf = {
         "spark.sql.extensions": EXTENSIONS,
         prefix: f"org.apache.iceberg.spark.{implementation}",
-        f"{prefix}.type": {"hadoop": "hadoop", "metastore": "hive", "rest": "rest"}[catalog.kind],
+        f"{prefix}.type": catalog.kind,
     }
-    if catalog.warehouse:
-        conf[f"{prefix}.warehouse"] = catalog.warehouse
-    if catalog.uri:
-        conf[f"{prefix}.uri"] = catalog.uri
-    if catalog.credential is not None:
-        conf[f"{prefix}.credential"] = secret_value(catalog.credential)
-    if catalog.token is not None:
-        conf[f"{prefix}.token"] = secret_value(catalog.token)
-    if catalog.oauth2_server_uri:
-        conf[f"{prefix}.oauth2-server-uri"] = catalog.oauth2_server_uri
-    if catalog.scope:
-        conf[f"{prefix}.scope"] = catalog.scope
-    if catalog.vended_credentials:
-        conf[f"{prefix}.{ACCESS_DELEGATION_HEADER}"] = "vended-credentials"
-    if catalog.object_store is not None:
-        conf.update(_object_store_conf(prefix, catalog.object_store, secret_value))
+    if catalog.kind == "hadoop":
+        local = _local_path(catalog.warehouse)
+        conf[f"{prefix}.warehouse"] = str(local.absolute()) if local is not None else catalog.warehouse
+    if catalog.kind == "hive":
+        conf.update(_metastore_conf(prefix))
+    access = catalog.access
+    optional = {
+        "uri": access.uri,
+        "warehouse": access.warehouse,
+        "credential": access.credential.reveal() if access.credential else None,
+        "token": access.token.reveal() if access.token else None,
+        "oauth2-server-uri": access.oauth2_server_uri,
+        "scope": access.scope,
+        ACCESS_DELEGATION_HEADER: "vended-credentials" if access.vended_credentials else None,
+    }
+    conf.update({f"{prefix}.{key}": value for key, value in optional.items() if value is not None})
+    if access.object_store is not None:
+        conf.update(_object_store_conf(prefix, access.object_store))
+    for key, value in access.properties.items():
+        conf[f"{prefix}.{key}"] = value.reveal() if isinstance(value, Secret) else value
     return conf
 
 
-def _object_store_conf(
-    prefix: str, store: ObjectStore, secret_value: Callable[[Secret], str]
-) -> dict[str, str]:
+def _metastore_conf(prefix: str) -> dict[str, str]:
+    """Iceberg's own metastore client, set as Spark's is: Spark gives it the metastore's address."""
+    return {
+        # The metastore's own lock needs its transaction tables, which an embedded or plain metastore
+        # lacks; Iceberg then commits by the metastore's atomic conditional table update (Hive 2.3.10+).
+        f"{prefix}.hadoop.iceberg.engine.hive.lock-enabled": "false",
+        # Iceberg's own metastore client pools connections like Spark's (BoneCP is not on the classpath).
+        f"{prefix}.hadoop.datanucleus.connectionPoolingType": "DBCP",
+        # An embedded metastore that Spark's client made records no schema version; Spark's client does
+        # not verify it, and Iceberg's must not either (an external metastore verifies on its own side).
+        f"{prefix}.hadoop.hive.metastore.schema.verification": "false",
+    }
+
+
+def _object_store_conf(prefix: str, store: ObjectStore) -> dict[str, str]:
     conf = {f"{prefix}.io-impl": S3_FILE_IO}
     if store.endpoint:
         conf[f"{prefix}.s3.endpoint"] = store.endpoint
@@ -157,21 +182,15 @@ def _object_store_conf(
     if store.path_style:
         conf[f"{prefix}.s3.path-style-access"] = "true"
     if store.access_key is not None and store.secret_key is not None:
-        conf[f"{prefix}.s3.access-key-id"] = secret_value(store.access_key)
-        conf[f"{prefix}.s3.secret-access-key"] = secret_value(store.secret_key)
+        conf[f"{prefix}.s3.access-key-id"] = store.access_key.reveal()
+        conf[f"{prefix}.s3.secret-access-key"] = store.secret_key.reveal()
     return conf
 
 
-def read_secret(secret: Secret, environ: Mapping[str, str] = os.environ) -> str:
-    """A secret's value, from its file or its variable; a missing or empty one is refused, naming where it
-    was looked for (never the value)."""
-    if secret.file is not None:
-        try:
-            value = secret.file.read_text().strip()
-        except OSError as unreadable:
-            raise CatalogSettingError(f"cannot read the secret in {secret}: {unreadable.strerror}") from None
-    else:
-        value = environ.get(secret.variable or "", "").strip()
-    if not value:
-        raise CatalogSettingError(f"the secret in {secret} is empty or missing")
-    return value
+def _local_path(uri: str) -> Path | None:
+    """The local directory behind a warehouse URI, or None when it lives on a remote file system."""
+    if uri.startswith("file:"):
+        return Path("/" + uri.removeprefix("file:").lstrip("/"))
+    if "://" not in uri:
+        return Path(uri)
+    return None

@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Annotated, Any
 
 from loader.reading.kafka_security import MECHANISMS, PROTOCOLS, KafkaSecurity
@@ -22,10 +21,8 @@ from loader.setting_fields import Setting, declared
 from pipeline_client.client_settings import RegistryClientSettings, settings_from
 from pipeline_client.secret_values import (
     Secret,
-    SecretError,
     looks_secret,
-    secret_from_env,
-    secret_from_file,
+    one_secret,
     secret_reference,
 )
 
@@ -118,13 +115,13 @@ def take_security(
         protocol=str(given.get("security_protocol", "PLAINTEXT")).upper(),
         sasl_mechanism=str(mechanism).upper() if mechanism else None,
         sasl_username=given.get("sasl_username"),
-        sasl_password=_one_secret(
+        sasl_password=one_secret(
             "the SASL password", given.get("sasl_password_file"), SASL_PASSWORD_VARIABLE, env
         ),
         ssl_ca_location=given.get("ssl_ca_location"),
         ssl_certificate_location=given.get("ssl_certificate_location"),
         ssl_key_location=given.get("ssl_key_location"),
-        ssl_key_password=_one_secret(
+        ssl_key_password=one_secret(
             "the SSL key password", given.get("ssl_key_password_file"), SSL_KEY_PASSWORD_VARIABLE, env
         ),
         java_properties=client_properties(given.get("kafka", {}), "kafka", env),
@@ -165,12 +162,3 @@ def _flattened(table: Mapping[str, object], prefix: str = "") -> list[tuple[str,
 
 def _is_reference(value: Mapping[str, object]) -> bool:
     return len(value) == 1 and next(iter(value)) in ("file", "env")
-
-
-def _one_secret(
-    what: str, file: str | Path | None, variable: str, environ: Mapping[str, str]
-) -> Secret | None:
-    from_env = secret_from_env(variable, environ)
-    if file and from_env is not None:
-        raise SecretError(f"{what} is given both as a file ({file}) and in {variable}: give one")
-    return secret_from_file(file, what) if file else from_env

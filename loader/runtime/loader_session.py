@@ -14,7 +14,6 @@ from loader.runtime.spark_session import (
     DRIVER_JIT,
     SparkSettings,
     build_spark_session,
-    iceberg_conf,
     iceberg_jars,
 )
 
@@ -25,7 +24,7 @@ class SessionSettings(Protocol):
     @property
     def table_format(self) -> str: ...
     @property
-    def iceberg_catalog(self) -> str: ...
+    def iceberg_session_conf(self) -> dict[str, str]: ...
     @property
     def warehouse(self) -> str: ...
     @property
@@ -42,7 +41,7 @@ def spark_for(settings: SessionSettings) -> SparkSession:
     iceberg: dict[str, str] = {}
     jars: list[str] = []
     if settings.table_format == "iceberg":  # a Hive lake's session loads nothing of Iceberg
-        iceberg, jars = iceberg_conf(settings.iceberg_catalog, settings.warehouse), iceberg_jars()
+        iceberg, jars = settings.iceberg_session_conf, iceberg_jars()
     spark = build_spark_session(
         SparkSettings(
             warehouse_dir=settings.warehouse,

@@ -117,6 +117,11 @@ def installed_spark_version() -> str:
     return str(pyspark.__version__)
 
 
+def object_store_jars(jars_dir: Path | None = None) -> list[str]:
+    """Iceberg's AWS bundle (S3FileIO's SDK) among `iceberg_jars`, when it was fetched."""
+    return [jar for jar in iceberg_jars(jars_dir) if "/iceberg-aws-" in jar]
+
+
 def iceberg_jars(jars_dir: Path | None = None) -> list[str]:
     """Iceberg's Spark runtime for this pyspark's minor version, from the local cache if it is there (the
     newest fetched Iceberg version when several are), and beside it Iceberg's AWS bundle of the same
@@ -149,37 +154,9 @@ HIVE_RESOURCES_DIR = "spark.hadoop.hive.downloaded.resources.dir"
 V1_SOURCES = "spark.sql.sources.useV1SourceList"
 LOCAL_IP_ENV = "SPARK_LOCAL_IP"  # the address Spark's web UI binds to (every interface without it)
 
-ICEBERG_CATALOGS = ("hive", "hadoop")
 # The driver JVM's JIT: `quick` stops at C1, the JVM's quick compiler (`-XX:TieredStopAtLevel=1`);
 # `full` leaves the JVM's own tiered compilation. See `driver_java_options`.
 DRIVER_JIT = {"quick": ("-XX:TieredStopAtLevel=1",), "full": ()}
-
-
-def iceberg_conf(catalog: str, warehouse: str) -> dict[str, str]:
-    """Session settings for Iceberg tables in the session catalog, so that they are named `db.table` like
-    the Hive tables and sit beside them: Iceberg's Hive catalog keeps them in the same metastore, the
-    Hadoop catalog keeps them in the warehouse alone (`<warehouse>/<db>/<table>`, no metastore)."""
-    if catalog not in ICEBERG_CATALOGS:
-        raise ValueError(f"the Iceberg catalog must be one of {', '.join(ICEBERG_CATALOGS)}, not {catalog!r}")
-    prefix = "spark.sql.catalog.spark_catalog"
-    conf = {
-        "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
-        prefix: "org.apache.iceberg.spark.SparkSessionCatalog",
-        f"{prefix}.type": catalog,
-    }
-    if catalog == "hadoop":
-        local = _local_path(warehouse)
-        conf[f"{prefix}.warehouse"] = str(local.absolute()) if local is not None else warehouse
-    else:
-        # The metastore's own lock needs its transaction tables, which an embedded or plain metastore lacks;
-        # Iceberg then commits by the metastore's atomic conditional table update instead (Hive 2.3.10+).
-        conf[f"{prefix}.hadoop.iceberg.engine.hive.lock-enabled"] = "false"
-        # Iceberg's own metastore client pools connections like Spark's (BoneCP is not on the classpath).
-        conf[f"{prefix}.hadoop.datanucleus.connectionPoolingType"] = "DBCP"
-        # An embedded metastore that Spark's client made records no schema version; Spark's client does not
-        # verify it, and Iceberg's must not either (an external metastore verifies on its own side).
-        conf[f"{prefix}.hadoop.hive.metastore.schema.verification"] = "false"
-    return conf
 
 
 def _local_path(uri: str) -> Path | None:

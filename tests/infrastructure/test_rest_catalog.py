@@ -13,13 +13,8 @@ import requests
 from pyiceberg.exceptions import ServerError
 from pyspark.sql import SparkSession
 
-from loader.formats.iceberg_catalogs import (
-    IcebergCatalog,
-    ObjectStore,
-    Secret,
-    read_secret,
-    spark_catalog_conf,
-)
+from loader.formats.iceberg_catalogs import CatalogAccess, IcebergCatalog, ObjectStore, spark_catalog_conf
+from pipeline_client.secret_values import Secret
 from tests.fixtures.object_store import BUCKET, REGION, ObjectStoreService, store_env
 from tests.fixtures.ports import free_port
 from tests.fixtures.rest_catalog import WAREHOUSE_PREFIX, RestCatalogService, catalog_service
@@ -27,23 +22,19 @@ from tests.fixtures.rest_catalog import WAREHOUSE_PREFIX, RestCatalogService, ca
 pytestmark = pytest.mark.integration
 
 CATALOG = "lake"  # the Spark catalog name of the REST catalog in these tests
-CREDENTIAL_VARIABLE = "TEST_REST_CATALOG_CREDENTIAL"
 
 
 def rest_session(spark: SparkSession, catalog: RestCatalogService) -> SparkSession:
     """A session of the test application with the REST catalog as `lake`, its settings made by the
     loader's own function: OAuth2 client credentials (the server issues a token for any), the store's
     keys vended by the catalog (the session is given none), S3 at the store's endpoint, path-style."""
-    described = IcebergCatalog(
-        kind="rest",
+    access = CatalogAccess(
         uri=catalog.uri,
-        credential=Secret(variable=CREDENTIAL_VARIABLE),
+        credential=Secret("loader:any", "the test"),
         vended_credentials=True,
         object_store=ObjectStore(endpoint=catalog.store.endpoint, region=REGION, path_style=True),
     )
-    conf = spark_catalog_conf(
-        described, lambda secret: read_secret(secret, {CREDENTIAL_VARIABLE: "loader:any"}), name=CATALOG
-    )
+    conf = spark_catalog_conf(IcebergCatalog("rest", access=access), name=CATALOG)
     session = spark.newSession()
     for key, value in conf.items():
         if key != "spark.sql.extensions":  # fixed when the application started (tests/fixtures/spark.py)

@@ -187,11 +187,13 @@ class Harness:
             f"""
             import json
             from pathlib import Path
+            from loader.formats.iceberg_catalogs import IcebergCatalog, spark_catalog_conf
             from loader.runtime.spark_session import (
-                SparkSettings, build_spark_session, iceberg_conf, iceberg_jars,
+                SparkSettings, build_spark_session, iceberg_jars,
             )
             iceberg = {self.table_format == "iceberg"!r}
-            conf = iceberg_conf({self.iceberg_catalog!r}, {str(self.warehouse)!r}) if iceberg else {{}}
+            catalog = IcebergCatalog({self.iceberg_catalog!r}, {str(self.warehouse)!r})
+            conf = spark_catalog_conf(catalog) if iceberg else {{}}
             jars = tuple(iceberg_jars()) if iceberg else ()
             archive = {os.environ.get("LOADER_DRIVER_CLASS_ARCHIVE_DIR")!r}
             settings = SparkSettings(

@@ -105,11 +105,12 @@ def read_back(cluster: Cluster, table_format: str, body: str) -> str:
     HDFS warehouse, with Iceberg's catalog when the tables are Iceberg's; returns what it printed."""
     code = textwrap.dedent(
         f"""
+        from loader.formats.iceberg_catalogs import IcebergCatalog, spark_catalog_conf
         from loader.runtime.spark_session import (
-            SparkSettings, build_spark_session, iceberg_conf, iceberg_jars,
+            SparkSettings, build_spark_session, iceberg_jars,
         )
         iceberg = {table_format == "iceberg"!r}
-        conf = iceberg_conf("hive", {cluster.warehouse!r}) if iceberg else {{}}
+        conf = spark_catalog_conf(IcebergCatalog("hive", {cluster.warehouse!r})) if iceberg else {{}}
         spark = build_spark_session(SparkSettings(
             warehouse_dir={cluster.warehouse!r}, metastore_uri={cluster.metastore_uri!r}, master="local[1]",
             app_name="reader", extra_conf={{"spark.ui.enabled": "false", **conf}},

@@ -10,7 +10,6 @@ from click.testing import CliRunner
 
 from loader.cli import _settings, main
 from loader.config import LoaderSettings, read_config_file
-from loader.runtime.spark_session import iceberg_conf
 
 
 def test_config_file_section_with_dashed_keys(tmp_path: Path) -> None:
@@ -59,7 +58,12 @@ def test_missing_required_settings_are_a_usage_error() -> None:
         ({"task_pool_size": 0}, "at least 1"),
         ({"max_bad_ratio": 2.0}, "between 0 and 1"),
         ({"table_format": "delta"}, "table format must be 'hive' or 'iceberg'"),
-        ({"iceberg_catalog": "glue"}, "Iceberg catalog must be 'hive' or 'hadoop'"),
+        ({"iceberg_catalog": "glue"}, "Iceberg catalog must be 'hive' or 'hadoop' or 'rest'"),
+        (
+            {"table_format": "iceberg", "iceberg_catalog": "rest"},
+            "REST catalog needs its http:// or https:// URI",
+        ),
+        ({"iceberg_catalog": "rest"}, "settings are for Iceberg tables"),
         ({"driver_jit": "c2"}, "driver JIT must be 'quick' or 'full'"),
         ({"driver_class_archive_dir": "hdfs://nn/jvm"}, "class archive directory must be a local path"),
         ({"driver_class_archive_dir": "/var/a:b"}, "class archive directory must not contain ':'"),
@@ -73,6 +77,17 @@ def test_invalid_values_are_refused(override: dict, message: str) -> None:
         LoaderSettings(**{**base, **override}).validate()
     with pytest.raises(click.UsageError, match=message):
         _settings(None, **{**base, **override})
+
+
+def test_a_rest_catalog_run_keeps_its_state_off_the_object_store() -> None:
+    base = {"bootstrap_servers": "k", "registry_url": "http://r", "table_format": "iceberg"}
+    rest = {**base, "iceberg_catalog": "rest", "iceberg_rest_uri": "http://c"}
+    for place in ({"warehouse": "s3a://lake/w"}, {"warehouse": "/w", "state_dir": "s3://lake/state"}):
+        with pytest.raises(click.UsageError, match="on an object store, where its run lock and manifests"):
+            _settings(None, **rest, **place)
+    assert (
+        _settings(None, **rest, warehouse="hdfs://nn/w").state_location == "hdfs://nn/w/_loader_state/kafka"
+    )
 
 
 def test_maintenance_settings_come_from_the_file_and_become_the_compaction_policy(tmp_path: Path) -> None:
@@ -135,14 +150,46 @@ def test_table_format_from_flag_environment_and_file(tmp_path: Path) -> None:
 
 
 def test_iceberg_session_settings_only_for_iceberg(tmp_path: Path) -> None:
-    hive = iceberg_conf("hive", str(tmp_path))
+    def conf(**values: str) -> dict[str, str]:
+        return LoaderSettings("k:9092", "http://r", f"file:{tmp_path}", **values).iceberg_session_conf
+
+    assert conf() == {}  # Hive tables: nothing of Iceberg in the session
+    hive = conf(table_format="iceberg")
     assert hive["spark.sql.catalog.spark_catalog"] == "org.apache.iceberg.spark.SparkSessionCatalog"
     assert hive["spark.sql.catalog.spark_catalog.type"] == "hive"
     assert "spark.sql.catalog.spark_catalog.warehouse" not in hive  # the metastore says where tables are
-    hadoop = iceberg_conf("hadoop", f"file:{tmp_path}")
+    hadoop = conf(table_format="iceberg", iceberg_catalog="hadoop")
     assert hadoop["spark.sql.catalog.spark_catalog.warehouse"] == str(tmp_path)
-    with pytest.raises(ValueError, match="must be one of hive, hadoop"):
-        iceberg_conf("rest", str(tmp_path))
+
+
+def test_rest_catalog_settings_from_flags_variables_and_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The catalog's settings come as any other setting does; its secrets only from a file or a variable."""
+    (tmp_path / "keys").write_text("SK\n")
+    config = tmp_path / "loader.toml"
+    config.write_text(
+        'bootstrap-servers = "k"\nregistry-url = "http://r"\nwarehouse = "/w"\ntable-format = "iceberg"\n'
+        'iceberg-catalog = "rest"\niceberg-rest-uri = "http://catalog:8181"\n'
+        f's3-endpoint = "http://store:9000"\ns3-path-style = true\n'
+        f's3-secret-key-file = "{tmp_path / "keys"}"\n'
+    )
+    for command in ("run", "status", "audit", "maintain"):
+        result = CliRunner().invoke(main, [command, "--help"])
+        assert "--iceberg-rest-credential-file" in result.output and "--s3-path-style" in result.output
+    monkeypatch.setenv("LOADER_S3_ACCESS_KEY_ID", "AK")
+    settings = _settings(config, iceberg_rest_warehouse="lake", iceberg_vended_credentials=True)
+    conf = settings.iceberg_session_conf
+    assert conf["spark.sql.catalog.spark_catalog.uri"] == "http://catalog:8181"
+    assert conf["spark.sql.catalog.spark_catalog.warehouse"] == "lake"
+    assert conf["spark.sql.catalog.spark_catalog.s3.access-key-id"] == "AK"
+    assert conf["spark.sql.catalog.spark_catalog.s3.secret-access-key"] == "SK"
+    assert conf["spark.sql.catalog.spark_catalog.s3.path-style-access"] == "true"
+    assert conf["spark.sql.catalog.spark_catalog.header.X-Iceberg-Access-Delegation"] == "vended-credentials"
+    # A secret given as a value in the file is not a setting at all.
+    config.write_text(config.read_text() + 'iceberg-rest-credential = "id:secret"\n')
+    with pytest.raises(ValueError, match=r"unknown setting.*iceberg_rest_credential"):
+        _settings(config)
 
 
 def test_driver_jit_from_flag_environment_and_file(tmp_path: Path) -> None:

@@ -37,9 +37,10 @@ def succeeded(done: subprocess.CompletedProcess[str]) -> subprocess.CompletedPro
 # until told to stop; then it prints every snapshot's summary.
 COUNTING_READER = """
 import json, pathlib, time
-from loader.runtime.spark_session import SparkSettings, build_spark_session, iceberg_conf, iceberg_jars
+from loader.runtime.spark_session import SparkSettings, build_spark_session, iceberg_jars
+from loader.formats.iceberg_catalogs import IcebergCatalog, spark_catalog_conf
 conf = {{
-    **iceberg_conf("hive", {warehouse!r}),
+    **spark_catalog_conf(IcebergCatalog("hive", {warehouse!r})),
     "spark.ui.enabled": "false",
     # Iceberg's catalog keeps a loaded table for 30 s by default: each count must load the newest snapshot.
     "spark.sql.catalog.spark_catalog.cache-enabled": "false",

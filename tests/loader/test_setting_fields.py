@@ -40,9 +40,10 @@ def parsed(command: str, args: list[str]) -> dict[str, Any]:
     return params
 
 
-def test_every_field_is_declared_except_the_objects_made_from_the_security_settings() -> None:
+def test_every_field_is_declared_except_the_objects_made_from_the_security_and_catalog_settings() -> None:
     names = {setting.name for setting in DECLARED}
-    assert {field.name for field in fields(LoaderSettings)} - names == {"kafka_security", "registry_access"}
+    made = {"kafka_security", "registry_access", "catalog_access"}
+    assert {field.name for field in fields(LoaderSettings)} - names == made
 
 
 @pytest.mark.parametrize("command", COMMANDS)
