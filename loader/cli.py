@@ -237,20 +237,17 @@ def maintain(config: Path | None, **flags: Any) -> None:
 @settings_options
 @click.option("--yes", is_flag=True, help="Remove a lock whose run's host cannot be checked without asking.")
 def unlock(config: Path | None, yes: bool, **flags: Any) -> None:
-    """Remove the run lock a killed run left on HDFS or an object store.
+    """Remove the run lock a killed run left on HDFS, an object store or in a REST catalog.
 
     A lock is removed at once when its run is known to be gone (its pid no longer exists on this host),
     never while that run is alive, and after a confirmation (or --yes) when the run was on another host.
-    A local lock is an OS lock that ends with its process: there is never one to remove.
+    A local lock is an OS lock that ends with its process: there is never one to remove. With a REST
+    catalog the database's lock in the catalog is looked at too.
 
     Exit status: 0 no lock is left; 1 the lock's run is alive, or the removal was declined; 2 usage.
     """
     settings = _settings(config, **flags)
     console = Console(stderr=True, soft_wrap=True)  # messages name paths: never cut them
-    import socket
-
-    from loader.operations.lock import Unlock, unlock_decision
-
     lock = RunLock(settings.state_location)
     if lock.is_local:
         try:
@@ -259,34 +256,55 @@ def unlock(config: Path | None, yes: bool, **flags: Any) -> None:
         except LockHeld as held:
             console.print(f"[yellow]kept:[/] a run is alive: {held}; a local lock ends with its process")
             sys.exit(1)
-        return
+        if not settings.iceberg.keeps_locations:
+            return
     from loader import job
+    from loader.formats.catalog_lock import catalog_lock_files
     from loader.planning.state_store import StateStore
 
     spark = job.spark_for(settings)
     try:
-        lock.store = StateStore(spark, settings.state_location)
-        owner = lock.owner()
-        decision = unlock_decision(lock.present(), owner, socket.gethostname())
-        holder = owner.describe() if owner else "owner unreadable"
-        if decision is Unlock.NOTHING_TO_DO:
-            console.print(f"no lock at {lock.location}: nothing to remove")
-            return
-        if decision is Unlock.REFUSE:
-            console.print(
-                f"[yellow]kept:[/] {lock.location} ({holder}): {decision.value} "
-                "(if that pid is not a loader run, remove the file by hand)"
+        kept = False
+        if not lock.is_local:
+            lock.store = StateStore(spark, settings.state_location)
+            kept |= not _remove_if_left_behind(lock, yes, console)
+        if files := catalog_lock_files(spark, settings.iceberg, settings.database):
+            kept |= not _remove_if_left_behind(
+                RunLock(settings.state_location, files, files.location), yes, console
             )
-            sys.exit(1)
-        if decision is Unlock.ASK and not yes:
-            question = f"{lock.location} ({holder}): {decision.value}. Is no loader run alive there?"
-            if not click.confirm(question, default=False, err=True):
-                console.print("[yellow]kept[/]")
-                sys.exit(1)
-        lock.remove_left_behind()
-        console.print(f"removed {lock.location} ({holder})")
     finally:
         spark.stop()
+    if kept:
+        sys.exit(1)
+
+
+def _remove_if_left_behind(lock: RunLock, yes: bool, console: Console) -> bool:
+    """Removes a lock whose run is gone (asking when that cannot be told from here); False when it is
+    kept."""
+    import socket
+
+    from loader.operations.lock import Unlock, unlock_decision
+
+    owner = lock.owner()
+    decision = unlock_decision(lock.present(), owner, socket.gethostname())
+    holder = owner.describe() if owner else "owner unreadable"
+    if decision is Unlock.NOTHING_TO_DO:
+        console.print(f"no lock at {lock.location}: nothing to remove")
+        return True
+    if decision is Unlock.REFUSE:
+        console.print(
+            f"[yellow]kept:[/] {lock.location} ({holder}): {decision.value} "
+            "(if that pid is not a loader run, remove the lock by hand)"
+        )
+        return False
+    if decision is Unlock.ASK and not yes:
+        question = f"{lock.location} ({holder}): {decision.value}. Is no loader run alive there?"
+        if not click.confirm(question, default=False, err=True):
+            console.print("[yellow]kept[/]")
+            return False
+    lock.remove_left_behind()
+    console.print(f"removed {lock.location} ({holder})")
+    return True
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ metastore call at all.
 from __future__ import annotations
 
 import functools
+import socket
 import time
 import uuid
 from datetime import UTC, datetime
@@ -26,14 +27,15 @@ from loader.failure_message import Committed, places_of
 from loader.failure_trace import log_trace
 from loader.fault_injection import crash_point
 from loader.formats import TableFormat
+from loader.formats.catalog_lock import CatalogUnavailable, catalog_lock_files
 from loader.formats.lookup import FormatPlace, open_format
 from loader.observability.phases import PhaseClock
-from loader.operations.lock import LockHeld, RunLock
+from loader.operations.lock import LockHeld, RunLock, Unlock, unlock_decision
 from loader.planning.commit_protocol import CommitLog, CompletionPending
 from loader.planning.state_store import StateStore
 from loader.reading.kafka_access import java_refusal
 from loader.reading.topic_read import KafkaRead
-from loader.report import EXIT_BAD_RECORDS, EXIT_LOCKED, EXIT_SIGNALLED, RunReport
+from loader.report import EXIT_BAD_RECORDS, EXIT_FAILED, EXIT_LOCKED, EXIT_SIGNALLED, RunReport
 from loader.run.commit import commit
 from loader.run.discover import Discovery, Sources, discover
 from loader.run.load import Pacing, load
@@ -71,13 +73,21 @@ def run_until_caught_up(
     store = StateStore(spark, settings.state_location)
     lock = lock or RunLock(settings.state_location, store)
     lock.store = store
-    if not lock.held:
-        try:
+    # A catalog that places its tables itself keeps the database's own lock, for loaders that do not
+    # share this state directory (`loader.formats.catalog_lock`).
+    files = catalog_lock_files(spark, settings.iceberg, settings.database)
+    held_in_catalog = RunLock(settings.state_location, files, files.location) if files else None
+    try:
+        if not lock.held:
             lock.acquire()
-        except LockHeld as held:
-            report = _new_report(settings)
-            report.error, report.exit_code = str(held), EXIT_LOCKED
-            return [report]
+        if held_in_catalog is not None:
+            _take_over_if_left_by_the_dead(held_in_catalog, console)
+    except (LockHeld, CatalogUnavailable) as refused:
+        lock.release()
+        report = _new_report(settings)
+        report.error = str(refused)
+        report.exit_code = EXIT_LOCKED if isinstance(refused, LockHeld) else EXIT_FAILED
+        return [report]
     reports = []
     try:
         while True:
@@ -87,7 +97,27 @@ def run_until_caught_up(
                 return reports
             console.print(f"committed run {len(reports)}; {behind} offset(s) left to load: going on")
     finally:
+        if held_in_catalog is not None:
+            held_in_catalog.release()
         lock.release()
+
+
+def _take_over_if_left_by_the_dead(lock: RunLock, console: Console) -> None:
+    """Takes the catalog's lock; one that a run of this host left when it was killed (its pid is gone) is
+    removed first. Only under the state directory's lock, so that no other run of this state directory
+    can be taking it over at the same time."""
+    try:
+        lock.acquire()
+    except LockHeld:
+        owner = lock.owner()
+        if unlock_decision(lock.present(), owner, socket.gethostname()) is not Unlock.REMOVE:
+            raise
+        console.print(
+            f"[yellow]note:[/] took over the lock {lock.location} left by "
+            f"{owner.describe() if owner else 'a run'}, which is gone"
+        )
+        lock.remove_left_behind()
+        lock.acquire()
 
 
 def _new_report(settings: LoaderSettings) -> RunReport:

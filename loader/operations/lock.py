@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import Enum
 from pathlib import Path
-from typing import IO
+from typing import IO, Protocol
 
 from py4j.protocol import Py4JJavaError
 
@@ -26,6 +26,17 @@ from loader.planning.state_store import StateStore
 
 class LockHeld(RuntimeError):
     """Another run holds the lock."""
+
+
+class LockFiles(Protocol):
+    """Where a lock that is not a local OS lock is kept: a file on HDFS or an object store (a
+    `StateStore`), or a table in a catalog (`loader.formats.catalog_lock`). `write_text` without
+    overwrite is an atomic create: it fails when the lock exists."""
+
+    def write_text(self, location: str, text: str, overwrite: bool = False) -> None: ...
+    def exists(self, location: str) -> bool: ...
+    def read_text(self, location: str) -> str: ...
+    def delete(self, location: str, recursive: bool = True) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -90,17 +101,24 @@ class RunLock:
     by cron exits before it pays for starting a JVM."""
 
     state_location: str
-    store: StateStore | None = None  # needed only for a state directory on HDFS or an object store
+    # Needed only for a lock that is no local file: a state directory on HDFS or an object store, or a
+    # catalog's table (then `name` says which).
+    store: StateStore | LockFiles | None = None
+    name: str | None = None
     _handle: IO[str] | None = None
     _remote_path: str | None = None
 
     @property
     def location(self) -> str:
-        return self.state_location.rstrip("/") + "/lock"
+        return self.name or self.state_location.rstrip("/") + "/lock"
 
     @property
     def is_local(self) -> bool:
-        return _local_path(self.location) is not None
+        return self._local() is not None
+
+    def _local(self) -> Path | None:
+        """The local lock file, or None for a lock on HDFS, an object store or in a catalog."""
+        return None if self.name else _local_path(self.location)
 
     @property
     def held(self) -> bool:
@@ -109,7 +127,7 @@ class RunLock:
     def acquire(self) -> None:
         record = json.dumps({"host": socket.gethostname(), "pid": os.getpid(), "since": time.time()})
         location = self.location
-        local = _local_path(location)
+        local = self._local()
         if local is not None:
             local.parent.mkdir(parents=True, exist_ok=True)
             handle = local.open("a+")
@@ -128,7 +146,9 @@ class RunLock:
             return
         try:
             self._remote_store().write_text(location, record, overwrite=False)
-        except Exception as exc:  # the JVM says FileAlreadyExistsException
+        except ConnectionError:  # where the lock is kept did not answer: no run is known to hold it
+            raise
+        except Exception as exc:  # the JVM says FileAlreadyExistsException (a catalog: FileExistsError)
             holder = self.owner()
             raise LockHeld(
                 f"another loader run holds the lock {location} "
@@ -139,7 +159,7 @@ class RunLock:
 
     def present(self) -> bool:
         """Whether a lock file exists (on a local disk it does after any run: only its flock counts)."""
-        local = _local_path(self.location)
+        local = self._local()
         if local is not None:
             return local.exists()
         return self._remote_store().exists(self.location)
@@ -152,7 +172,7 @@ class RunLock:
             return None
 
     def _read_record(self) -> str:
-        local = _local_path(self.location)
+        local = self._local()
         if local is not None:
             return local.read_text()
         return self._remote_store().read_text(self.location)
@@ -163,7 +183,7 @@ class RunLock:
             raise ValueError("a local lock is an OS lock that ends with its process: there is none to remove")
         self._remote_store().delete(self.location, recursive=False)
 
-    def _remote_store(self) -> StateStore:
+    def _remote_store(self) -> StateStore | LockFiles:
         if self.store is None:
             raise ValueError(f"a lock on {self.location} needs the Hadoop file system (a StateStore)")
         return self.store

@@ -7,15 +7,22 @@ loader wrote through the same catalog."""
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pytest
 
+from loader.formats.catalog_lock import OWNER_PROPERTY
 from loader.formats.iceberg import summary_key
 from loader.schema.naming import table_name
 from tests.fixtures.object_store import BUCKET, REGION
+from tests.fixtures.ports import free_port
 from tests.fixtures.rest_catalog import WAREHOUSE_PREFIX, RestCatalogService
 from tests.loader.harness import Harness, record_schema
 
@@ -82,3 +89,79 @@ def test_runs_load_into_the_rest_catalog_exactly_once_and_pyiceberg_reads_them(
     status = succeeded(rest_harness.run_cli(command="status", env={**env, "COLUMNS": "400"}))
     assert table_name(topic) in status.stdout
     succeeded(rest_harness.run_cli(command="audit", env=env))
+
+
+def test_two_loaders_started_together_never_load_a_record_twice(
+    rest_harness: Harness, rest_catalog: RestCatalogService, tmp_path: Path
+) -> None:
+    """Two loaders with state directories of their own (two hosts' cron) write one database of the
+    catalog, started at the same moment round after round: the catalog's lock lets one load at a time,
+    and what the other finds loaded (the snapshot's offsets) it does not load again."""
+    env = rest_env(rest_catalog)
+    other = replace(rest_harness, warehouse=tmp_path / "other-warehouse")
+    topic = rest_harness.topic(partitions=2)
+    produced, outcomes = 0, []
+    with ThreadPoolExecutor(2) as pool:
+        for round_ in range(4):
+            rest_harness.produce(topic, EVENT, readings(produced, 6))
+            produced += 6
+            runs = [pool.submit(h.run_cli, env=env) for h in (rest_harness, other)]
+            done = [run.result() for run in runs]
+            outcomes.append([d.returncode for d in done])
+            for d in done:
+                assert d.returncode in (0, 75), d.stdout[-3000:] + d.stderr[-3000:]
+                if d.returncode == 75:
+                    assert f"{rest_harness.database}._loader_run_lock" in d.stderr, d.stderr[-2000:]
+            assert 0 in outcomes[-1], (round_, done[0].stderr[-2000:], done[1].stderr[-2000:])
+    succeeded(other.run_cli(env=env))  # whatever the last round's loser left
+
+    table = rest_catalog.pyiceberg(
+        credential="reader:any", **{"oauth2-server-uri": f"{rest_catalog.uri}/v1/oauth/tokens"}
+    ).load_table(f"{rest_harness.database}.{table_name(topic)}")
+    rows = table.scan().to_arrow().to_pylist()
+    loaded = sorted((r["_kafka_partition"], r["_kafka_offset"]) for r in rows)
+    assert len(loaded) == len(set(loaded)) == produced, outcomes
+    assert sorted(r["n"] for r in rows) == list(range(produced))
+
+
+def test_a_lock_left_in_the_catalog(
+    rest_harness: Harness, rest_catalog: RestCatalogService, ended_pid: int
+) -> None:
+    """A lock whose run was of this host and is gone is taken over; one of another host's run stops the
+    run (status 75, naming it) until `loader unlock` removes it; a catalog that does not answer fails
+    the run with status 1, saying so."""
+    env = rest_env(rest_catalog)
+    topic = rest_harness.topic()
+    rest_harness.produce(topic, EVENT, readings(0, 3))
+    client = rest_catalog.pyiceberg(
+        credential="test:any", **{"oauth2-server-uri": f"{rest_catalog.uri}/v1/oauth/tokens"}
+    )
+    client.create_namespace_if_not_exists(rest_harness.database)
+    lock_table = f"{rest_harness.database}._loader_run_lock"
+
+    def leave_lock(host: str, pid: int) -> None:
+        owner = json.dumps({"host": host, "pid": pid, "since": time.time() - 600})
+        client.create_table(lock_table, schema=pa.schema([("owner", pa.string())]),
+                            properties={OWNER_PROPERTY: owner})  # fmt: skip
+
+    leave_lock(socket.gethostname(), ended_pid)
+    taken_over = succeeded(rest_harness.run_cli(env=env))
+    assert f"took over the lock {lock_table}" in taken_over.stderr
+    assert not client.table_exists(lock_table)  # released at the run's end
+
+    leave_lock("another-host", 4242)
+    rest_harness.produce(topic, EVENT, readings(3, 2))
+    refused = rest_harness.run_cli(env=env)
+    assert refused.returncode == 75, refused.stderr[-2000:]
+    assert lock_table in refused.stderr and "another-host" in refused.stderr
+    unlocked = succeeded(rest_harness.run_cli("--yes", command="unlock", env=env))
+    assert f"removed {lock_table}" in unlocked.stderr
+    succeeded(rest_harness.run_cli(env=env))
+    rows = client.load_table(f"{rest_harness.database}.{table_name(topic)}").scan().to_arrow()
+    assert sorted(rows.column("n").to_pylist()) == list(range(5))
+
+    gone = rest_harness.run_cli(env={**env, "LOADER_ICEBERG_REST_URI": f"http://127.0.0.1:{free_port()}"})
+    said = gone.stdout + gone.stderr
+    assert gone.returncode == 1, said[-3000:]
+    assert f"the Iceberg catalog did not take the run lock {lock_table}" in said, said[-3000:]
+    assert "Connection refused" in said and "nothing was read or loaded" in said, said[-3000:]
