@@ -202,8 +202,9 @@ class LoaderSettings:
     current_state_history: Annotated[
         bool,
         Setting(
-            "Keep the history (append) table of topics that have a current-state table (false is accepted "
-            "but not acted on yet: the history table still loads).",
+            "Keep the history (append) table of topics that have a current-state table; false: such a "
+            "topic gets its current-state table only (its records without a key are then counted, not "
+            'kept; see "Current-state tables").',
             RUN,
         ),
     ] = True

@@ -37,6 +37,9 @@ class TopicReport:
     # manifest): read again by this run, not loaded again.
     already_held: int = 0
     tombstones: int = 0  # records without a value read (loaded as deletion rows unless skipped)
+    # A topic with a current-state table: its records without a key read, refused from that table (with
+    # `loader.schema.current_state.NO_KEY`; its history table keeps them).
+    no_key: int = 0
     lost: int = 0
     remaining: int = 0  # offsets Kafka has past this run's end, left by the per-partition bound
     table_action: str | None = None  # created, evolved, unchanged
@@ -104,7 +107,9 @@ def _offsets(topic: TopicReport) -> str:
 
 def render(report: RunReport, console: Console) -> None:
     table = Table(title=f"loader run {report.run_id} → database {report.database}", title_justify="left")
-    counts = ("partitions", "records", "tombstones", "quarantined", "lost")
+    counts = ("partitions", "records", "tombstones", "quarantined", "lost", "no key")
+    # Records refused from current-state tables for want of a key: a column only when there are some.
+    no_key = any(topic.no_key for topic in report.topics)
     for column in (
         "topic",
         "table",
@@ -115,6 +120,7 @@ def render(report: RunReport, console: Console) -> None:
         "tombstones",
         "quarantined",
         "lost",
+        *(("no key",) if no_key else ()),
     ):
         table.add_column(column, justify="right" if column in counts else "left")
     table.add_column("table change")
@@ -139,6 +145,7 @@ def render(report: RunReport, console: Console) -> None:
             f"{topic.tombstones} skipped" if topic.skipped else str(topic.tombstones),
             str(topic.quarantined),
             str(topic.lost),
+            *((str(topic.no_key),) if no_key else ()),
             change,
             f"{topic.seconds:.1f}",
         )

@@ -114,11 +114,12 @@ def read_ranges(spark: SparkSession, settings: KafkaReadSettings, ranges: list[O
 @dataclass
 class ReadCounts:
     """What a topic's ranges held, per 10-minute window of record time: every record read, and the
-    tombstones among them."""
+    tombstones among them; and how many records had no key."""
 
     records: dict[str, int] = field(default_factory=dict)
     tombstones: dict[str, int] = field(default_factory=dict)
     newest: str | None = None  # the newest record's Kafka timestamp (ISO 8601, UTC); None: none read
+    keyless: int = 0  # records without a key (refused from a current-state table)
 
 
 def observed_metrics(observation: Observation, *names: str) -> dict[str, Any]:
@@ -176,18 +177,31 @@ class GroupCountedRead:
             F.to_json(F.histogram_numeric(F.when(F.col("value").isNull(), key), bins)).alias("tombstones"),
             # Each member's newest record time (microseconds since the epoch): one aggregate per member.
             *(F.max(F.when(member == m, _micros("timestamp"))).alias(f"newest_{m}") for m in range(members)),
+            # Each member's records without a key: one aggregate per member.
+            *(
+                F.count_if((member == m) & F.col("key").isNull()).alias(f"keyless_{m}")
+                for m in range(members)
+            ),
         )
 
     def counts(self) -> list[ReadCounts]:
         """Each member's counts, once an action ran over `frame`; counted again with a GROUP BY when
         the histogram's bins could not keep every topic's window apart."""
         newest = [f"newest_{m}" for m in range(self._members)]
-        observed = observed_metrics(self._observation, "lowest", "highest", "records", "tombstones", *newest)
+        keyless = [f"keyless_{m}" for m in range(self._members)]
+        observed = observed_metrics(
+            self._observation, "lowest", "highest", "records", "tombstones", *newest, *keyless
+        )
         if is_exact(observed["lowest"], observed["highest"], self._members):
             records = summed_by_member(observed["records"], self._members)
             tombstones = summed_by_member(observed["tombstones"], self._members)
             return [
-                ReadCounts(records[m], tombstones[m], micros_text(observed[newest[m]]))
+                ReadCounts(
+                    records[m],
+                    tombstones[m],
+                    micros_text(observed[newest[m]]),
+                    int(observed[keyless[m]] or 0),
+                )
                 for m in range(self._members)
             ]
         grouped = self._plain.groupBy(self._member.alias("m"), _window("timestamp").alias("w")).agg(
@@ -199,6 +213,7 @@ class GroupCountedRead:
                 summed((int(r["w"]), int(r["records"])) for r in rows if r["m"] == m),
                 summed((int(r["w"]), int(r["tombstones"])) for r in rows if r["m"] == m),
                 micros_text(observed[newest[m]]),
+                int(observed[keyless[m]] or 0),
             )
             for m in range(self._members)
         ]

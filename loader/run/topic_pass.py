@@ -56,6 +56,7 @@ from loader.reading.topic_read import CountedRead, observed_metrics, read_ranges
 from loader.report import TopicReport
 from loader.run.work import QUARANTINE_TABLE, RunContext, TopicWork
 from loader.schema.column_defaults import existence_defaults, with_column_metadata
+from loader.schema.current_state import NO_KEY
 from loader.schema.table_evolution import TableState, UnrepresentableChange
 from loader.schema.union_columns import Shape, fit_unions, reshape, reshaped_row
 
@@ -214,7 +215,10 @@ def _write(
     staged tables and, when records were left over, the framed schema ids no target holds."""
     spark = run.spark
     read = CountedRead(read_ranges(spark, run.read, work.ranges)) if work.span else None
-    skip_tombstones = work.skip_tombstones or not any(t.tombstones for t in targets)
+    # A topic whose current-state table is its only table (`current-state-history = false`): its tombstones
+    # are deletes of that table, never skipped.
+    current_only = work.current_table is not None and not run.current_state.history
+    skip_tombstones = not current_only and (work.skip_tombstones or not any(t.tombstones for t in targets))
     ready = []
     for i, target in enumerate(targets):
         if read is None:
@@ -224,18 +228,27 @@ def _write(
         decoded = decode(target.rows_of(source), target.schemas, work.keys)
         columns = table_columns(decoded)
         require_no_clash(user_fields(decoded))
+        if current_only:  # no history table to make sure of: the merge makes sure of its own table
+            ready.append((target, decoded, columns, None, None))
+            continue
         row_schema = good_rows(decoded, skip_tombstones, columns).schema
         state, shape = ready_table(run, target.table, target.schemas, row_schema)
         ready.append((target, decoded, columns, shape, state))
-    describe_tables(
-        report, [(t.table, state) for t, _, _, _, state in ready], multi=targets[0].ids is not None
-    )
+    if not current_only:
+        describe_tables(
+            report, [(t.table, state) for t, _, _, _, state in ready], multi=targets[0].ids is not None
+        )
     crash_point("after_table_ready")
     if read is None:
         report.status = "up to date"
         return [], []
     staged, report.tables = [], {}
     offsets = {r.partition: r.end for r in work.ranges}
+    # A topic of one type has one table: what its current-state table is merged from.
+    _, first_decoded, first_columns, first_shape, _ = ready[0]
+    if current_only:
+        ready = []  # no append: the current-state table's merge below is the topic's one write
+        _count_current_only(run, work, first_decoded, report)
     # A format that writes groups counts each table's rows as it writes them (see `rows_for_writer`).
     counted_by_writer = run.tables.appends_groups()
     for target, decoded, columns, shape, state in ready:
@@ -268,12 +281,17 @@ def _write(
         report.already_held += already
         report.tables[qualified] = int(observed["rows"]) - already
     if work.current_table is not None:
-        _, decoded, columns, shape, _ = ready[0]  # a topic of one type: its one table
-        _merge_current(run, work, decoded, columns, shape, offsets, report)
+        _merge_current(run, work, first_decoded, first_columns, first_shape, offsets, report)
     counts = read.counts()
     report.windows = counts.records
     report.newest_record = counts.newest
     report.tombstones = sum(counts.tombstones.values())
+    if work.current_table is not None and counts.keyless:
+        report.no_key = counts.keyless
+        kept = "" if current_only else " (its history table keeps them)"
+        report.notes.append(
+            f"{counts.keyless} record(s) not in current-state table {work.current_table}{kept}: {NO_KEY}"
+        )
     if skip_tombstones:
         report.skipped_windows = counts.tombstones
     if report.skipped and not work.skip_tombstones:
@@ -287,6 +305,22 @@ def _write(
         return staged, []
     held = {i for t in targets for i in t.schemas.writer_schemas}
     return staged, framed_schema_ids(read_ranges(spark, run.read, work.ranges), held, MAX_ID_LOOKUPS)
+
+
+def _count_current_only(run: RunContext, work: TopicWork, decoded: DataFrame, report: TopicReport) -> None:
+    """The counts of a topic whose current-state table is its only table (`current-state-history =
+    false`), in one job over its records before the merge: the rows it gets (tombstones included: they
+    delete keys), and those its table holds already by its own account (a rerun after a kill)."""
+    assert work.current_table is not None
+    held = run.tables.held_offsets(work.current_table, work.topic, work.topic_id)
+    is_held = already_held(held, "partition", "offset") if held else F.lit(False)
+    good = is_good(False)
+    counted = decoded.agg(F.count_if(good).alias("rows"), F.count_if(good & is_held).alias("held")).first()
+    assert counted is not None
+    already = int(counted["held"] or 0)
+    report.already_held += already
+    report.tables[f"{run.database}.{work.current_table}"] = int(counted["rows"] or 0) - already
+    report.table = work.current_table
 
 
 def _merge_current(

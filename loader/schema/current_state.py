@@ -47,6 +47,17 @@ def current_state_topics(
     return chosen
 
 
+def unchecked_compaction(refused: Mapping[str, str]) -> str:
+    """What a run says once when Kafka refused to describe topics' settings (topic -> Kafka's error): for
+    which topics compaction was not checked, why, and what to grant."""
+    codes = ", ".join(sorted(set(refused.values())))
+    return (
+        f"compaction not checked for topic(s) {', '.join(sorted(refused))}: Kafka refused to describe their "
+        f"settings ({codes}); grant the user a DESCRIBE_CONFIGS ACL on them for compacted topics to get a "
+        "current-state table (those chosen by current-state-topics or by a Debezium envelope still get one)"
+    )
+
+
 def current_table_name(table: str) -> str:
     return table + CURRENT_SUFFIX
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from rich.console import Console
 
+from loader.report import RunReport, TopicReport, render
 from loader.schema.change_envelope import is_change_envelope
 from loader.schema.current_state import (
     KeyedChange,
@@ -14,6 +16,7 @@ from loader.schema.current_state import (
     current_rows,
     current_state_topics,
     current_table_names,
+    unchecked_compaction,
 )
 
 
@@ -121,3 +124,31 @@ def test_hive_refuses_current_state_tables_and_says_to_use_iceberg() -> None:
     assert refusal is not None and "--table-format iceberg" in refusal and "row-level" in refusal
     with pytest.raises(ValueError, match="use --table-format iceberg"):
         hive.ensure_current("accounts_current", StructType([]))
+
+
+def test_the_note_of_unchecked_compaction_names_the_topics_the_refusal_and_the_acl() -> None:
+    said = unchecked_compaction({"b": "TOPIC_AUTHORIZATION_FAILED", "a": "TOPIC_AUTHORIZATION_FAILED"})
+    assert said == (
+        "compaction not checked for topic(s) a, b: Kafka refused to describe their settings "
+        "(TOPIC_AUTHORIZATION_FAILED); grant the user a DESCRIBE_CONFIGS ACL on them for compacted topics "
+        "to get a current-state table (those chosen by current-state-topics or by a Debezium envelope "
+        "still get one)"
+    )
+
+
+def _rendered(report: RunReport) -> list[list[str]]:
+    console = Console(record=True, width=400)
+    render(report, console)
+    lines = [line.replace("┃", "│") for line in console.export_text().splitlines()]
+    return [[cell.strip() for cell in line.split("│")[1:-1]] for line in lines if "│" in line]
+
+
+def test_the_printed_report_shows_records_without_a_key_only_when_there_are_some() -> None:
+    keyed = TopicReport("accounts", "loaded", "accounts", records=4)
+    flags = TopicReport("flags", "loaded", "flags", records=5, no_key=2)
+    header, *rows = _rendered(RunReport("r", "now", "kafka", [keyed, flags]))
+    column = header.index("no key")
+    assert {row[0]: row[column] for row in rows} == {"accounts": "0", "flags": "2"}
+    header, *_ = _rendered(RunReport("r", "now", "kafka", [keyed]))
+    assert "no key" not in header
+    assert json.loads(RunReport("r", "now", "kafka", [flags]).to_json())["topics"][0]["no_key"] == 2

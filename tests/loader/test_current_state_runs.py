@@ -6,6 +6,7 @@ current-state table is tested at the format level, in test_iceberg_current.py.)"
 
 from __future__ import annotations
 
+import json
 import signal
 from typing import Any
 
@@ -16,7 +17,7 @@ from pyspark.sql import SparkSession
 
 from loader.fault_injection import CURRENT_STATE_CRASH_POINTS
 from loader.operations.current_state_audit import reconcile_current
-from loader.schema.current_state import KeyedChange, change_action, current_rows
+from loader.schema.current_state import NO_KEY, KeyedChange, change_action, current_rows
 from loader.schema.naming import table_name
 from tests.loader.harness import Harness, record_schema
 
@@ -233,9 +234,123 @@ def test_the_patterns_add_and_remove_topics_and_records_without_a_key_stay_in_hi
         current = f"{harness.database}.{table_name(added)}_current"
         rows = iceberg_spark.sql(f"SELECT _kafka_key_string AS k, balance FROM {current}").collect()
         assert {r["k"]: r["balance"] for r in rows} == {"1": 4, "2": 3}  # the keyless records left out
+        # ...and counted in the report, with their reason; the removed topic has no such count.
+        counted = {t.topic: t for t in report.topics}
+        assert (counted[added].no_key, counted[added].records, counted[removed].no_key) == (2, 5, 0)
+        assert (
+            f"2 record(s) not in current-state table {table_name(added)}_current "
+            f"(its history table keeps them): {NO_KEY}"
+        ) in counted[added].notes
+        assert '"no_key": 2' in report.to_json()
         history = iceberg_spark.sql(f"SELECT count(*) AS c FROM {harness.database}.{table_name(added)}")
         assert history.first()["c"] == 5
         assert not iceberg_spark.catalog.tableExists(f"{harness.database}.{table_name(removed)}_current")
         assert iceberg_spark.catalog.tableExists(f"{harness.database}.{table_name(removed)}")
     finally:  # an Iceberg run made its session the active one: later tests expect the Hive one's
         spark._jvm.org.apache.spark.sql.SparkSession.setActiveSession(spark._jsparkSession)
+
+
+def test_without_history_a_topic_has_its_current_state_table_only_and_keyless_records_are_counted(
+    harness: Harness, spark: SparkSession, iceberg_spark: SparkSession
+) -> None:
+    """`current-state-history = false`: no history table is made; the rows, the counts and the offsets
+    go with the current-state table's merge alone, run after run; the records without a key are counted
+    in the report with their reason."""
+    harness.table_format = "iceberg"
+    topic = harness.topic(prefix="flags")  # added by the pattern, so it may carry records without a key
+    values = harness.serializer(topic, ACCOUNT)
+    producer = Producer({"bootstrap.servers": harness.kafka.bootstrap})
+    history = f"{harness.database}.{table_name(topic)}"
+    current = f"{history}_current"
+    runs: list[list[tuple[str | None, int | None]]] = [
+        [("1", 1), (None, 2), ("2", 3), ("1", 4), ("3", 5)],
+        [("3", None), (None, 6), (None, 7), ("2", 8), ("4", 9)],
+    ]
+    produced: list[KeyedChange] = []
+    try:
+        for number, records in enumerate(runs):
+            for key, balance in records:
+                value = None if balance is None else values({"owner": f"o{balance}", "balance": balance})
+                producer.produce(topic, key=None if key is None else key.encode(), value=value)
+                row = None if balance is None else balance
+                produced.append(KeyedChange(key, 0, len(produced), change_action(balance is None), row))
+            assert producer.flush(30) == 0
+            report = harness.run(
+                iceberg_spark,
+                current_state_topics=f"{harness.prefix}\\.flags\\..*",
+                current_state_history=False,
+            )
+            assert report.exit_code == 0, report.to_json()
+            [loaded] = [t for t in report.topics if t.topic == topic]
+            keyless = sum(1 for key, _ in records if key is None)
+            assert (loaded.status, loaded.table) == ("loaded", f"{table_name(topic)}_current")
+            assert (loaded.records, loaded.quarantined, loaded.no_key) == (len(records), 0, keyless)
+            assert loaded.tombstones == sum(1 for _, balance in records if balance is None)
+            [note] = [n for n in loaded.notes if NO_KEY in n]
+            assert note.startswith(f"{keyless} record(s) not in current-state table")
+            assert f'"no_key": {keyless}' in report.to_json()
+            assert not iceberg_spark.catalog.tableExists(history), "no history table"
+            iceberg_spark.catalog.refreshTable(current)
+            rows = iceberg_spark.sql(f"SELECT _kafka_key_string AS k, balance FROM {current}").collect()
+            assert len(rows) == len({r["k"] for r in rows}), "one row per key"
+            assert {r["k"]: r["balance"] for r in rows} == current_rows(produced), f"run {number}"
+            summary = iceberg_spark.sql(
+                f"SELECT summary FROM {current}.snapshots ORDER BY committed_at DESC LIMIT 1"
+            ).first()["summary"]
+            assert json.loads(summary[f"loader.kafka.{topic}"])["offsets"] == {"0": len(produced)}
+        assert current_rows(produced) == {"1": 4, "2": 8, "4": 9}
+        again = harness.run(
+            iceberg_spark, current_state_topics=f"{harness.prefix}\\.flags\\..*", current_state_history=False
+        )
+        assert [t.status for t in again.topics if t.topic == topic] == ["up to date"]
+    finally:  # an Iceberg run made its session the active one: later tests expect the Hive one's
+        spark._jvm.org.apache.spark.sql.SparkSession.setActiveSession(spark._jsparkSession)
+
+
+NO_HISTORY_CRASH_POINTS = ("after_table_ready", "after_current_commit", "after_manifest")
+
+
+@pytest.mark.timeout(900)
+def test_without_history_killed_and_run_again_the_table_is_the_one_kafka_computes(
+    cli_harness: Harness,
+) -> None:
+    """`current-state-history = false`, `loader run` killed before the merge, between the merge's commit
+    and the run's own, and after the manifest: the run after them leaves the table every record produced
+    computes, with no history table."""
+    cli_harness.table_format = "iceberg"
+    topic = cli_harness.topic(partitions=2, config={"cleanup.policy": "compact"})
+    values = cli_harness.serializer(topic, ACCOUNT)
+    producer = Producer({"bootstrap.servers": cli_harness.kafka.bootstrap})
+    no_history = {"LOADER_CURRENT_STATE_HISTORY": "false"}
+    produced: list[KeyedChange] = []
+    offsets = {0: 0, 1: 0}
+    for round_, point in enumerate(NO_HISTORY_CRASH_POINTS):
+        for i in range(6):
+            key = (round_ * 3 + i) % 7
+            value = None if (round_ + i) % 4 == 3 else {"owner": f"o{key}", "balance": round_ * 10 + i}
+            partition = key % 2
+            producer.produce(
+                topic,
+                key=str(key).encode(),
+                value=None if value is None else values(value),
+                partition=partition,
+            )
+            row = None if value is None else (value["owner"], value["balance"])
+            produced.append(
+                KeyedChange(key, partition, offsets[partition], change_action(value is None), row)
+            )
+            offsets[partition] += 1
+        assert producer.flush(30) == 0
+        done = cli_harness.run_cli(env={**no_history, "LOADER_CRASH_AT": point})
+        assert done.returncode == -signal.SIGKILL, f"{point}: {done.returncode}\n{done.stderr[-2000:]}"
+    final = cli_harness.run_cli(env=no_history)
+    assert final.returncode == 0, final.stderr[-3000:]
+    history = f"{cli_harness.database}.{table_name(topic)}"
+    [tables, rows] = cli_harness.query_cli_all(
+        f"SHOW TABLES IN {cli_harness.database}",
+        f"SELECT _kafka_key_string AS k, owner, balance FROM {history}_current",
+    )
+    assert table_name(topic) not in {t["tableName"] for t in tables}, "no history table"
+    got = {int(r["k"]): (r["owner"], r["balance"]) for r in rows}
+    assert len(got) == len(rows), "one row per key"
+    assert got == current_rows(produced)
