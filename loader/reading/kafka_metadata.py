@@ -140,6 +140,44 @@ def compacted_topics(
     return found
 
 
+@dataclass(frozen=True)
+class CleanupPolicies:
+    """Which topics are compacted, as far as the loader may see: the topics whose settings Kafka refused
+    to describe (no DescribeConfigs ACL) are in `refused`, with Kafka's error, and in neither set."""
+
+    compacted: set[str]
+    refused: dict[str, str]
+
+
+def compacted_topics_allowed(
+    bootstrap_servers: str,
+    topics: Iterable[str],
+    timeout_s: float = 30,
+    security: KafkaSecurity | None = None,
+) -> CleanupPolicies:
+    """`compacted_topics`, except that a topic whose settings the user may not describe is a refusal of
+    its own rather than the request's failure (any other error still fails it)."""
+    resources = [ConfigResource(ResourceType.TOPIC, topic) for topic in topics]
+    if not resources:
+        return CleanupPolicies(set(), {})
+    admin = AdminClient(_config(bootstrap_servers, timeout_s, security))
+    found, refused = set(), {}
+    for resource, future in admin.describe_configs(resources, request_timeout=timeout_s).items():
+        try:
+            policy = future.result(timeout=timeout_s).get("cleanup.policy")
+        except KafkaException as exc:
+            code = str(exc.args[0].name())
+            if not code.endswith("_AUTHORIZATION_FAILED"):
+                raise KafkaUnavailable(
+                    f"could not read topic settings from {bootstrap_servers}: {exc}"
+                ) from exc
+            refused[resource.name] = code
+            continue
+        if policy is not None and "compact" in str(policy.value).split(","):
+            found.add(resource.name)
+    return CleanupPolicies(found, refused)
+
+
 def _config(bootstrap_servers: str, timeout_s: float, security: KafkaSecurity | None) -> dict[str, object]:
     return {
         "bootstrap.servers": bootstrap_servers,

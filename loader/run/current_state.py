@@ -1,18 +1,21 @@
 """Before the passes: which planned topics get a current-state table, and its name (the decisions are
 `loader.schema.current_state`'s). One request asks Kafka which topics are compacted; a Debezium change
 envelope is recognised from the topic's latest value schema. A format that keeps no current-state tables
-(Hive) gets none, and the run says once which topics would have had one."""
+(Hive) gets none, and the run says once which topics would have had one. A user Kafka does not let describe
+topic settings (no DescribeConfigs ACL) does not stop the run: the topics the patterns and the envelopes
+choose still get their tables, and the run says once for which topics compaction was not checked. The
+tables are checked as the run's others are (`TableFormat.prepare`) before any pass writes them."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from typing import Protocol
 
-from loader.reading.kafka_metadata import compacted_topics
+from loader.reading.kafka_metadata import CleanupPolicies, compacted_topics_allowed
 from loader.report import TopicReport
 from loader.run.work import RunContext, TopicWork
 from loader.schema.change_envelope import is_change_envelope
-from loader.schema.current_state import current_state_topics, current_table_names
+from loader.schema.current_state import current_state_topics, current_table_names, unchecked_compaction
 
 
 class Printer(Protocol):
@@ -34,15 +37,23 @@ def with_current_state(
     refusal = run.tables.current_state_refusal()
     # A format that keeps no current-state tables asks Kafka nothing (no DescribeConfigs ACL needed): it
     # names only the topics the patterns and the Debezium envelopes choose.
-    compacted = (
-        set()
+    policies = (
+        CleanupPolicies(set(), {})
         if refusal
-        else compacted_topics(read.bootstrap_servers, topics, read.metadata_timeout_s, read.kafka_security)
+        else compacted_topics_allowed(
+            read.bootstrap_servers, topics, read.metadata_timeout_s, read.kafka_security
+        )
     )
+    if policies.refused:
+        said = unchecked_compaction(policies.refused)
+        console.print(f"[yellow]note:[/] {said}")
+        for topic in policies.refused:
+            if topic in reports:
+                reports[topic].notes.append(said)
     envelopes = {
         w.topic for w in candidates if w.values is not None and is_change_envelope(w.values.latest_schema)
     }
-    chosen = current_state_topics(topics, compacted, envelopes, policy.include, policy.exclude)
+    chosen = current_state_topics(topics, policies.compacted, envelopes, policy.include, policy.exclude)
     if not chosen:
         return work
     if refusal:
@@ -57,6 +68,8 @@ def with_current_state(
         for topic in collision.topics:
             if topic in reports and topic in chosen:
                 reports[topic].notes.append(f"no current-state table: {collision}")
+    if names:  # the run's checks of its tables (mixed formats, outside the warehouse) cover these too
+        run.tables.prepare(sorted(names.values()))
     with run.tables.lock:
         for topic, name in names.items():
             run.claims.setdefault(name, f"topic {topic}, current state")

@@ -17,6 +17,7 @@ from pyspark.sql import SparkSession
 
 from loader.fault_injection import CURRENT_STATE_CRASH_POINTS
 from loader.operations.current_state_audit import reconcile_current
+from loader.report import EXIT_FAILED
 from loader.schema.current_state import NO_KEY, KeyedChange, change_action, current_rows
 from loader.schema.naming import table_name
 from tests.loader.harness import Harness, record_schema
@@ -354,3 +355,43 @@ def test_without_history_killed_and_run_again_the_table_is_the_one_kafka_compute
     got = {int(r["k"]): (r["owner"], r["balance"]) for r in rows}
     assert len(got) == len(rows), "one row per key"
     assert got == current_rows(produced)
+
+
+def test_the_run_s_table_checks_cover_current_state_tables(
+    harness: Harness, spark: SparkSession, iceberg_spark: SparkSession
+) -> None:
+    """A Hive table where a topic's current-state table would be is refused as the run's other tables of
+    another format are, before any pass: nothing is loaded, and the run after it is removed loads all."""
+    harness.table_format = "iceberg"
+    topic = harness.topic(prefix="flags")
+    values = harness.serializer(topic, ACCOUNT)
+    producer = Producer({"bootstrap.servers": harness.kafka.bootstrap})
+    history = f"{harness.database}.{table_name(topic)}"
+    pattern = f"{harness.prefix}\\.flags\\..*"
+
+    def produce(*keys: str) -> None:
+        for key in keys:
+            producer.produce(topic, key=key.encode(), value=values({"owner": key, "balance": 1}))
+        assert producer.flush(30) == 0
+
+    try:
+        produce("1", "2")
+        first = harness.run(iceberg_spark)  # no pattern: its history table only
+        assert first.exit_code == 0, first.to_json()
+        spark.sql(f"CREATE TABLE {history}_current (x INT) STORED AS ORC")
+        produce("3")
+        refused = harness.run(iceberg_spark, current_state_topics=pattern)
+        assert refused.exit_code == EXIT_FAILED
+        assert refused.error is not None
+        assert f"{history}_current is a Hive table. Nothing was loaded" in refused.error
+        iceberg_spark.catalog.refreshTable(history)
+        assert iceberg_spark.table(history).count() == 2
+        spark.sql(f"DROP TABLE {history}_current")
+        again = harness.run(iceberg_spark, current_state_topics=pattern)
+        assert again.exit_code == 0, again.to_json()
+        iceberg_spark.catalog.refreshTable(history)
+        assert iceberg_spark.table(history).count() == 3
+        rows = iceberg_spark.sql(f"SELECT _kafka_key_string AS k FROM {history}_current").collect()
+        assert "3" in {r["k"] for r in rows}
+    finally:  # an Iceberg run made its session the active one: later tests expect the Hive one's
+        spark._jvm.org.apache.spark.sql.SparkSession.setActiveSession(spark._jsparkSession)

@@ -16,11 +16,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
+from confluent_kafka import Producer
 from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
 from pyspark.sql import SparkSession
+from rich.console import Console
 
+from loader import job
 from loader.reading.kafka_security import KafkaSecurity
 from loader.report import EXIT_FAILED
+from loader.schema.naming import table_name
 from pipeline_client.client_settings import RegistryClientSettings
 from pipeline_client.secret_values import Secret, secret_from_file
 from tests.fixtures import tls
@@ -449,3 +453,58 @@ def test_a_topic_only_looked_into_for_event_types_that_the_user_may_not_read_is_
         f"no schema registered for subject {raw.topic}-value",
         ["not looked into for event types named by record: no READ access"],
     )
+
+
+def test_an_iceberg_run_whose_user_may_not_describe_topic_settings_goes_on_without_compaction(
+    secured_kafka: SecuredKafkaBroker,
+    https_registry: SecuredRegistry,
+    spark_warehouse: Path,
+    spark: SparkSession,
+    iceberg_spark: SparkSession,
+) -> None:
+    """User "loader" may describe and read topics, not describe their settings (no DESCRIBE_CONFIGS
+    ACL): an Iceberg run cannot tell which topics are compacted. It goes on: the topic the pattern adds
+    gets its current-state table, the compacted topic its history table only, and the run says once for
+    which topics compaction was not checked, and which ACL is missing."""
+    harness = harness_for(secured_kafka, https_registry, spark_warehouse)
+    harness.table_format = "iceberg"
+    added = harness.topic(prefix="flags")
+    compacted = harness.topic(prefix="accounts", config={"cleanup.policy": "compact"})
+    producer = Producer({"bootstrap.servers": secured_kafka.bootstrap})
+    for topic in (added, compacted):
+        serialize = harness.serializer(topic, EVENT)
+        for key, record in zip([b"1", b"2", b"1"], RECORDS[:3], strict=True):
+            producer.produce(topic, key=key, value=serialize(record))
+    assert producer.flush(30) == 0
+    console = Console(record=True, width=300)
+    try:
+        report = job.run(
+            harness.settings(
+                bootstrap_servers=secured_kafka.sasl_ssl,
+                kafka_security=scram(secured_kafka),
+                registry_access=registry_login(https_registry),
+                metadata_timeout_s=PATIENT_TIMEOUT_S,
+                current_state_topics=f"{harness.prefix}\\.flags\\..*",
+            ),
+            iceberg_spark,
+            console,
+        )
+        assert report.exit_code == 0, report.to_json()
+        assert {t.topic: (t.status, t.records) for t in report.topics} == {
+            added: ("loaded", 3),
+            compacted: ("loaded", 3),
+        }
+        said = " ".join(console.export_text().split())
+        topics = ", ".join(sorted((added, compacted)))
+        note = f"compaction not checked for topic(s) {topics}: Kafka refused to describe their settings ("
+        assert said.count(note) == 1, said
+        assert "AUTHORIZATION_FAILED); grant the user a DESCRIBE_CONFIGS ACL on them" in said
+        for topic in report.topics:
+            assert any(n.startswith(note) for n in topic.notes), topic.notes
+        current = iceberg_spark.sql(
+            f"SELECT _kafka_key_string AS k, `user` FROM {harness.database}.{table_name(added)}_current"
+        ).collect()
+        assert {r["k"]: r["user"] for r in current} == {"1": "u2", "2": "u1"}
+        assert not iceberg_spark.catalog.tableExists(f"{harness.database}.{table_name(compacted)}_current")
+    finally:  # an Iceberg run made its session the active one: later tests expect the Hive one's
+        spark._jvm.org.apache.spark.sql.SparkSession.setActiveSession(spark._jsparkSession)
