@@ -7,6 +7,10 @@ committed with the run's data by the commit protocol (staged, listed in the mani
 `audit/` when the manifest is completed). A run that never commits leaves no audit file, and a committed
 run always leaves one, so the sum of the files is exactly what Kafka's loaded ranges held. The audit then
 compares that sum with one `GROUP BY window` over each table and over the quarantine.
+
+A current-state table holds one row per live key, not a row per record: it is not counted by window but
+reconciled with a full read of its topic (`loader.operations.current_state_audit`): its live keys and the
+offset of each key's latest record.
 """
 
 from __future__ import annotations
@@ -24,8 +28,11 @@ from rich.console import Console
 from rich.table import Table
 
 from loader.config import LoaderSettings
+from loader.formats.iceberg_current import CURRENT_STATE_PROPERTY
+from loader.operations.current_state_audit import CurrentStateAudit, reconcile_current
 from loader.planning.state_store import StateStore
 from loader.runtime.spark_errors import first_line
+from loader.schema.current_state import CURRENT_SUFFIX
 from loader.warehouse_layout import check_layout
 
 WINDOW_MINUTES = 10
@@ -91,22 +98,30 @@ class AuditReport:
     # Tables that could not be counted (an Iceberg data file deleted behind the loader's back) -> why;
     # their topics have no windows in the report, since their rows are unknown.
     unreadable: dict[str, str] = field(default_factory=dict)
+    # Each current-state table's reconciliation with a full read of its topic.
+    current: list[tuple[str, CurrentStateAudit]] = field(default_factory=list)
 
     @property
     def mismatches(self) -> list[WindowAudit]:
         return [w for w in self.windows if not w.ok]
 
     @property
+    def current_mismatches(self) -> list[CurrentStateAudit]:
+        return [c for _, c in self.current if not c.agrees]
+
+    @property
     def ok(self) -> bool:
-        return not self.mismatches and not self.unreadable
+        return not self.mismatches and not self.unreadable and not self.current_mismatches
 
     def to_json(self) -> str:
         rows = [{**asdict(w), "difference": w.difference, "ok": w.ok} for w in self.windows]
+        current = [{"topic": t, **asdict(c), "ok": c.agrees} for t, c in self.current]
         return json.dumps(
             {
                 "database": self.database,
                 "ok": self.ok,
                 "windows": rows,
+                "current_state": current,
                 "unreadable": self.unreadable,
                 "notes": self.notes,
             },
@@ -161,6 +176,15 @@ def audit(settings: LoaderSettings, spark: SparkSession, quarantine_table: str) 
         quarantined = {(r["topic"], r["w"]): int(r["count"]) for r in grouped.collect()}
     report = AuditReport(settings.database, notes={t: n for t, n in sorted(recorded.notes.items()) if n})
     for topic, tables in sorted(recorded.tables.items()):
+        current = _current_state_tables(spark, tables)
+        for table in current:
+            try:
+                report.current.append((topic, reconcile_current(spark, settings, topic, None, table)))
+            except (PySparkException, Py4JJavaError) as exc:
+                report.unreadable[table] = first_line(exc, 500) or type(exc).__name__
+        tables = tables - set(current)  # a topic's only table may be its current-state table
+        if not tables:
+            continue
         loaded: dict[str, int] = {}
         for table in sorted(tables):  # a topic of several event types: the sum over its tables
             try:
@@ -188,6 +212,20 @@ def audit(settings: LoaderSettings, spark: SparkSession, quarantine_table: str) 
     return report
 
 
+def _current_state_tables(spark: SparkSession, tables: set[str]) -> list[str]:
+    """A topic's current-state tables: among its recorded tables (its only one, without the history
+    table) and the `_current` of each, those that exist and carry the loader's current-state property."""
+    candidates = sorted(tables | {f"{t}{CURRENT_SUFFIX}" for t in tables if not t.endswith(CURRENT_SUFFIX)})
+    found = []
+    for table in candidates:
+        if not spark.catalog.tableExists(table):
+            continue
+        properties = spark.sql(f"SHOW TBLPROPERTIES {table}").where(F.col("key") == CURRENT_STATE_PROPERTY)
+        if properties.where(F.col("value") == "true").count():
+            found.append(table)
+    return found
+
+
 def _rows_per_window(spark: SparkSession, table: str) -> dict[str, int]:
     """The table's rows per window ({} when it does not exist)."""
     if not spark.catalog.tableExists(table):
@@ -200,6 +238,8 @@ def _rows_per_window(spark: SparkSession, table: str) -> dict[str, int]:
 def render(report: AuditReport, console: Console) -> None:
     problems = [f"{len(report.mismatches)} mismatch(es)"] if report.mismatches else []
     problems += [f"{len(report.unreadable)} table(s) unreadable"] if report.unreadable else []
+    wrong = report.current_mismatches
+    problems += [f"{len(wrong)} current-state table(s) disagree with Kafka"] if wrong else []
     verdict = "[green]clean[/]" if report.ok else f"[bold red]{', '.join(problems)}[/]"
     table = Table(
         title=f"loader audit of database {report.database}: {verdict}",
@@ -229,8 +269,27 @@ def render(report: AuditReport, console: Console) -> None:
             f"[{style}]{w.difference:+d}[/]",
         )
     console.print(table)
+    if report.current:
+        _render_current(report, console)
     for name, reason in sorted(report.unreadable.items()):
         console.print(f"[bold red]{name} could not be read:[/] {reason}")
     for topic, notes in report.notes.items():
         for note in notes:
             console.print(f"[yellow]{topic}[/]: {note}")
+
+
+def _render_current(report: AuditReport, console: Console) -> None:
+    """The current-state tables against a full read of their topics."""
+    table = Table(title="current-state tables against a full read of the topic", title_justify="left")
+    for column in ("topic", "table", "live keys", "rows", "missing", "extra", "stale"):
+        table.add_column(column, justify="left" if column in ("topic", "table") else "right")
+    for topic, c in report.current:
+        style = "green" if c.agrees else "bold red"
+        table.add_row(
+            topic,
+            c.table,
+            str(c.live_keys),
+            str(c.rows),
+            *(f"[{style}]{n}[/]" for n in (c.missing, c.extra, c.stale)),
+        )
+    console.print(table)

@@ -320,7 +320,7 @@ def _count_current_only(run: RunContext, work: TopicWork, decoded: DataFrame, re
     already = int(counted["held"] or 0)
     report.already_held += already
     report.tables[f"{run.database}.{work.current_table}"] = int(counted["rows"] or 0) - already
-    report.table = work.current_table
+    report.table = f"{run.database}.{work.current_table}"
 
 
 def _merge_current(

@@ -16,8 +16,10 @@ from confluent_kafka.serialization import MessageField
 from pyspark.sql import SparkSession
 
 from loader.fault_injection import CURRENT_STATE_CRASH_POINTS
+from loader.operations.audit import audit
 from loader.operations.current_state_audit import reconcile_current
 from loader.report import EXIT_FAILED
+from loader.run.work import QUARANTINE_TABLE
 from loader.schema.current_state import NO_KEY, KeyedChange, change_action, current_rows
 from loader.schema.naming import table_name
 from tests.loader.harness import Harness, record_schema
@@ -284,7 +286,7 @@ def test_without_history_a_topic_has_its_current_state_table_only_and_keyless_re
             assert report.exit_code == 0, report.to_json()
             [loaded] = [t for t in report.topics if t.topic == topic]
             keyless = sum(1 for key, _ in records if key is None)
-            assert (loaded.status, loaded.table) == ("loaded", f"{table_name(topic)}_current")
+            assert (loaded.status, loaded.table) == ("loaded", current)
             assert (loaded.records, loaded.quarantined, loaded.no_key) == (len(records), 0, keyless)
             assert loaded.tombstones == sum(1 for _, balance in records if balance is None)
             [note] = [n for n in loaded.notes if NO_KEY in n]
@@ -304,6 +306,12 @@ def test_without_history_a_topic_has_its_current_state_table_only_and_keyless_re
             iceberg_spark, current_state_topics=f"{harness.prefix}\\.flags\\..*", current_state_history=False
         )
         assert [t.status for t in again.topics if t.topic == topic] == ["up to date"]
+        # The audit reconciles the table with the topic and counts no windows of a table it has not.
+        audited = audit(harness.settings(), iceberg_spark, QUARANTINE_TABLE)
+        assert audited.ok, audited.to_json()
+        [(_, reconciled)] = [(t, c) for t, c in audited.current if t == topic]
+        assert (reconciled.table, reconciled.live_keys, reconciled.rows) == (current, 3, 3)
+        assert not [w for w in audited.windows if w.topic == topic]
     finally:  # an Iceberg run made its session the active one: later tests expect the Hive one's
         spark._jvm.org.apache.spark.sql.SparkSession.setActiveSession(spark._jsparkSession)
 
@@ -355,6 +363,48 @@ def test_without_history_killed_and_run_again_the_table_is_the_one_kafka_compute
     got = {int(r["k"]): (r["owner"], r["balance"]) for r in rows}
     assert len(got) == len(rows), "one row per key"
     assert got == current_rows(produced)
+
+
+def test_loader_audit_reconciles_a_current_state_table_and_reports_a_row_deleted_behind_its_back(
+    cli_harness: Harness,
+) -> None:
+    """`loader audit` reads the compacted topic in full: its live keys and their latest offsets agree with
+    the current-state table after a run (exit 0); a row deleted by hand is a missing key (exit 1)."""
+    cli_harness.table_format = "iceberg"
+    topic = cli_harness.topic(config={"cleanup.policy": "compact"})
+    values = cli_harness.serializer(topic, ACCOUNT)
+    producer = Producer({"bootstrap.servers": cli_harness.kafka.bootstrap})
+    for key, balance in [("1", 1), ("2", 2), ("1", 3), ("3", 4), ("2", None)]:
+        value = None if balance is None else values({"owner": f"o{key}", "balance": balance})
+        producer.produce(topic, key=key.encode(), value=value)
+    assert producer.flush(30) == 0
+    loaded = cli_harness.run_cli()
+    assert loaded.returncode == 0, loaded.stderr[-3000:]
+    current = f"{cli_harness.database}.{table_name(topic)}_current"
+
+    def audited(expected_exit: int) -> dict[str, Any]:
+        done = cli_harness.run_cli("--format", "json", command="audit")
+        assert done.returncode == expected_exit, done.stdout[-3000:] + done.stderr[-3000:]
+        report = json.loads(done.stdout)
+        [reconciled] = [c for c in report["current_state"] if c["topic"] == topic]
+        assert reconciled["table"] == current
+        assert report["ok"] is (expected_exit == 0)
+        return reconciled
+
+    clean = audited(0)
+    assert (clean["live_keys"], clean["rows"], clean["missing"], clean["extra"], clean["stale"]) == (
+        2,
+        2,
+        0,
+        0,
+        0,
+    )
+    cli_harness.query_cli(f"DELETE FROM {current} WHERE _kafka_key_string = '3'")
+    damaged = audited(1)
+    assert (damaged["live_keys"], damaged["rows"], damaged["missing"], damaged["extra"]) == (2, 1, 1, 0)
+    table = cli_harness.run_cli(command="audit", env={"COLUMNS": "300"})
+    assert table.returncode == 1
+    assert "1 current-state table(s) disagree with Kafka" in " ".join(table.stdout.split())
 
 
 def test_the_run_s_table_checks_cover_current_state_tables(
