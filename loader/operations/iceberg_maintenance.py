@@ -13,6 +13,18 @@ commit (or none), so readers see the table before or after it, never a mix.
 - orphan files (written by a run that was killed before its commit) older than `maintain-grace-minutes`
   are removed with Iceberg's DeleteOrphanFiles action (the procedure refuses an interval under a day; the
   run lock keeps every loader write away meanwhile, which is what that refusal guards against).
+
+Which tables: those Iceberg's own catalog behind the session catalog lists in the database's namespace
+(`Catalog.listTables`), whatever its kind: the metastore's Iceberg tables (`hive`), the table
+directories under `<warehouse>/<database>` (`hadoop`, where the metastore holds none) or a REST
+catalog's tables (on an object store). The run lock's table of a REST catalog is not one of them.
+
+Orphan files are always found by listing the table's location through the table's own FileIO (the
+action's prefix listing, `usePrefixListing`), not through Hadoop's FileSystem: a REST catalog's tables
+are written by Iceberg's S3FileIO to `s3://` locations, a scheme no Hadoop file system of the session
+serves, and the same listing is right for the others (HadoopFileIO lists a local or HDFS location, with
+each file's modification time for the grace, and the action skips hidden paths other than partition
+directories whichever listing it uses). One path for every catalog, so each is tested the same way.
 """
 
 from __future__ import annotations
@@ -20,13 +32,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from py4j.protocol import Py4JJavaError
 from pyspark.sql import SparkSession
 
 from loader.config import LoaderSettings
+from loader.formats.catalog_lock import LOCK_TABLE
 from loader.formats.iceberg import newest_loader_snapshot
 from loader.formats.iceberg_current import CURRENT_STATE_PROPERTY
 from loader.operations.compaction_plan import closed_before
-from loader.operations.hive_partitions import metastore_tables
+from loader.runtime.spark_errors import first_line
 
 # The summary properties by which the Iceberg table format's appends name the Kafka offsets they cover.
 CATALOG = "spark_catalog"  # the session catalog, which Iceberg's SparkSessionCatalog serves
@@ -47,14 +61,26 @@ class IcebergMaintenance:
     orphan_files: int
 
 
+class TablesNotListed(RuntimeError):
+    """Iceberg's catalog did not list the database's tables: nothing was maintained."""
+
+
 def iceberg_tables(spark: SparkSession, database: str) -> list[str]:
-    """The Iceberg tables of the database (the metastore marks them `table_type=ICEBERG`)."""
-    names = []
-    for table in metastore_tables(spark, database):
-        kind = table.properties().get("table_type")
-        if kind.isDefined() and str(kind.get()).upper() == "ICEBERG":
-            names.append(str(table.identifier().table()))
-    return sorted(names)
+    """The Iceberg tables of the database, as Iceberg's catalog behind the session catalog lists them
+    (none when the catalog has no such namespace: a Hadoop catalog has none before its first table);
+    raises `TablesNotListed` when the catalog does not answer."""
+    jvm = spark._jvm
+    try:
+        catalog = jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergCatalog(spark._jsparkSession, CATALOG)
+        listed = catalog.listTables(jvm.org.apache.iceberg.catalog.Namespace.of(_strings(spark, [database])))
+    except Py4JJavaError as exc:
+        if str(exc.java_exception.getClass().getSimpleName()) == "NoSuchNamespaceException":
+            return []
+        raise TablesNotListed(
+            f"Iceberg's catalog did not list the tables of database {database}: {first_line(exc, 400)}"
+        ) from exc
+    names = {str(identifier.name()) for identifier in _iterate(listed)}
+    return sorted(names - {LOCK_TABLE})
 
 
 def maintain_table(
@@ -62,7 +88,8 @@ def maintain_table(
 ) -> IcebergMaintenance:
     qualified = f"{database}.{table}"
     jvm = spark._jvm
-    iceberg_table = jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, qualified)
+    catalog = jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergCatalog(spark._jsparkSession, CATALOG)
+    iceberg_table = catalog.loadTable(jvm.org.apache.iceberg.catalog.TableIdentifier.parse(qualified))
     policy = settings.compaction_policy()
     options = {
         "min-input-files": str(policy.min_files + 1),  # more than min-files small files in a partition
@@ -93,6 +120,7 @@ def maintain_table(
     orphans = (
         jvm.org.apache.iceberg.spark.actions.SparkActions.get(spark._jsparkSession)
         .deleteOrphanFiles(iceberg_table)
+        .usePrefixListing(True)  # through the table's FileIO: s3:// has no Hadoop file system here
         .olderThan(int((now - settings.maintain_grace).timestamp() * 1000))
         .execute()
     )
@@ -135,6 +163,15 @@ def _iterate(iterable):  # type: ignore[no-untyped-def]
     iterator = iterable.iterator()
     while iterator.hasNext():
         yield iterator.next()
+
+
+def _strings(spark: SparkSession, values: list[str]):  # type: ignore[no-untyped-def]
+    gateway = spark.sparkContext._gateway
+    assert gateway is not None
+    array = gateway.new_array(spark._jvm.String, len(values))
+    for i, value in enumerate(values):
+        array[i] = value
+    return array
 
 
 def _sql_time(moment: datetime) -> str:

@@ -10,7 +10,13 @@ directory is written (`loader.operations.relocation_record`), so a run killed an
 reader sees and nothing a later run cannot finish or undo.
 
 Iceberg tables (with `table-format = iceberg`) are maintained through Iceberg's own procedures instead
-(`loader.operations.iceberg_maintenance`): each is one Iceberg commit, and needs no record.
+(`loader.operations.iceberg_maintenance`): each is one Iceberg commit, and needs no record. They are the
+tables Iceberg's own catalog lists, whichever kind it is (metastore, Hadoop, REST). A REST catalog's
+database is also locked in the catalog (`loader.formats.catalog_lock`), as a run locks it, so that a loader
+of another state directory does not write while maintain works.
+
+The report says what was found as well as what was done: a database with no table to maintain is said to
+be so ("nothing to maintain"), never "done".
 
 Maintain holds the run lock throughout: a load never runs beside it (one started meanwhile exits 75, as
 beside another load), and it first completes a load's committed manifest that a kill left unapplied, so
@@ -30,6 +36,7 @@ from rich.table import Table
 
 from loader.config import LoaderSettings
 from loader.fault_injection import crash_point
+from loader.formats.catalog_lock import CatalogUnavailable, catalog_lock_files
 from loader.formats.hive.metastore import add_partitions
 from loader.operations.compaction_plan import Cleanup, Compaction, cleanup_decision, plan_compactions
 from loader.operations.hive_partitions import (
@@ -41,7 +48,12 @@ from loader.operations.hive_partitions import (
     rewrite_partition,
     switch_locations,
 )
-from loader.operations.iceberg_maintenance import NotTimePartitioned, iceberg_tables, maintain_table
+from loader.operations.iceberg_maintenance import (
+    NotTimePartitioned,
+    TablesNotListed,
+    iceberg_tables,
+    maintain_table,
+)
 from loader.operations.lock import LockHeld, RunLock
 from loader.operations.relocation_record import Relocation, RelocationLog
 from loader.planning.commit_protocol import CommitLog
@@ -75,6 +87,19 @@ class MaintainReport:
     error: str | None = None
     locked: bool = False  # another run held the lock: nothing was done
     seconds: float = 0.0
+    tables: int = 0  # the tables looked at (each Hive table compacted by partition, each Iceberg table)
+    # What holds the Iceberg tables that were looked for ("the hadoop catalog"); "" for Hive tables.
+    iceberg_catalog: str = ""
+
+    @property
+    def verdict(self) -> str:
+        """What the run amounts to, in a few words: never "done" when there was nothing to do it to."""
+        if self.exit_code != 0:
+            return "not all done"
+        if self.tables == 0 and not self.actions:
+            kind = f"Iceberg table in {self.iceberg_catalog}" if self.iceberg_catalog else "loader's table"
+            return f"nothing to maintain: the database has no {kind}"
+        return "done"
 
     @property
     def exit_code(self) -> int:
@@ -99,17 +124,24 @@ def maintain(
     store = StateStore(spark, settings.state_location)
     lock = lock or RunLock(settings.state_location, store)
     lock.store = store
+    # A catalog that places its tables itself holds the database's own lock, as for a run.
+    files = catalog_lock_files(spark, settings.iceberg, settings.database) if _iceberg(settings) else None
+    held_in_catalog = RunLock(settings.state_location, files, files.location) if files else None
     try:
         if not lock.held:
             lock.acquire()
+        if held_in_catalog is not None:
+            held_in_catalog.acquire()
         _maintain(settings, spark, store, report, now)
     except LockHeld as held:
         report.error, report.locked = str(held), True
-    except (WarehouseMismatch, MetastoreUnavailable) as exc:
+    except (WarehouseMismatch, MetastoreUnavailable, CatalogUnavailable, TablesNotListed) as exc:
         report.error = str(exc)
     except Exception as exc:  # what was switched stays switched; the records say what is left to do
         report.error = f"maintenance stopped: {type(exc).__name__}: {first_line(exc, 500)}"
     finally:
+        if held_in_catalog is not None:
+            held_in_catalog.release()
         lock.release()
         forget_cached_tables(spark)
         report.seconds = round(time.monotonic() - started, 2)
@@ -124,14 +156,23 @@ def _maintain(
     forget_cached_tables(spark)
     pending = _finish_earlier_runs(spark, store, report, now, settings)
     policy = settings.compaction_policy()
-    for table in loader_tables(spark, store, settings.database):
+    hive_tables = list(loader_tables(spark, store, settings.database))
+    report.tables += len(hive_tables)
+    for table in hive_tables:
         partitions = list_partitions(spark, store, settings.database, table)
         _sweep_orphans(store, table, [p.location for p in partitions], pending, now, settings)
         planned = plan_compactions(partitions, policy, now)
         _compact(spark, store, settings.database, table, planned, report, now)
-    if settings.table_format == "iceberg":  # only such a session knows Iceberg's procedures
-        for name in iceberg_tables(spark, settings.database):
+    if _iceberg(settings):  # only such a session knows Iceberg's procedures
+        report.iceberg_catalog = f"the {settings.iceberg_catalog} catalog"
+        names = iceberg_tables(spark, settings.database)
+        report.tables += len(names)
+        for name in names:
             report.actions.append(_maintain_iceberg(spark, settings, name, now))
+
+
+def _iceberg(settings: LoaderSettings) -> bool:
+    return settings.table_format == "iceberg"
 
 
 def _maintain_iceberg(
@@ -272,11 +313,15 @@ def _describe(spec: dict[str, str]) -> str:
 
 
 def render(report: MaintainReport, console: Console) -> None:
-    verdict = "[green]done[/]" if report.exit_code == 0 else "[bold red]not all done[/]"
+    verdict = f"[green]{report.verdict}[/]" if report.exit_code == 0 else f"[bold red]{report.verdict}[/]"
+    if not report.actions and not report.error and report.tables == 0:
+        console.print(f"loader maintain of database {report.database}: {verdict}")
+        return
     table = Table(title=f"loader maintain of database {report.database}: {verdict}", title_justify="left")
     numbers = ("files before", "files after", "rows")
-    for column in ("table", "partition", "action", *numbers, "detail"):
+    for column in ("table", "partition", "action", *numbers):
         table.add_column(column, justify="right" if column in numbers else "left")
+    table.add_column("detail", overflow="fold")  # a reason's path whole, broken over lines, never cut
     for a in report.actions:
         counts = (
             [str(a.files_before), str(a.files_after), str(a.rows or "")]
