@@ -22,6 +22,13 @@ everything). Prints a Markdown table per scenario, with the ratios the targets a
 - cluster: one topic of `--records` records loaded by a `loader run` process in `local[2]` and, right
   after, submitted with spark-submit to `scripts/cluster` (Spark standalone, two workers of one core,
   the warehouse on HDFS, the metastore on PostgreSQL) as docs/loader.md shows it;
+- current: a keyed topic of `--current-keys` keys (one record each) loaded into three Iceberg databases,
+  each with its own offsets: an append table alone, a current-state table beside its history table
+  (`current-state-topics`, the default history), and a current-state table alone
+  (`current-state-history = false`); then `--current-runs` runs carrying 1% of the keys changed, and as
+  many carrying 10%, each run's seconds side by side (in one process, one Spark session), and the data
+  files and delete files of each table after each series, before and after `loader maintain`. Run it
+  alone: its session is Iceberg's;
 - paired: `--paired-topics` topics x `--records-per-topic` loaded by this checkout's `loader run` and by
   `--against`'s, as processes in turn on the same new records: a first run each, then `--rounds` next
   runs, which of the two goes first alternating from round to round, and `--quiet-rounds` runs with
@@ -77,7 +84,9 @@ from loader_services import (
     spark_cluster,
 )
 
-SCENARIOS = ("big", "keys", "many", "curve", "backlog", "multitype", "formats", "cluster", "paired")
+SCENARIOS = (
+    "big", "keys", "many", "curve", "backlog", "multitype", "formats", "cluster", "paired", "current"
+)  # fmt: skip
 
 
 class RunFailed(SystemExit):
@@ -628,6 +637,102 @@ def _name_value(item: str) -> tuple[str, str]:
     return name, value
 
 
+CURRENT_VARIANTS = (
+    # (database, label, extra settings)
+    ("current_append", "append table alone", {}),
+    ("current_history", "current-state table + history table", {"current_state_topics": "current_keys"}),
+    (
+        "current_only",
+        "current-state table alone (history = false)",
+        {"current_state_topics": "current_keys", "current_state_history": False},
+    ),
+)
+
+
+def produce_keyed(bootstrap: str, topic: str, values: list[bytes], keys: list[int]) -> None:
+    """One record per key in `keys`, in that order, its value one of `values` (round-robin)."""
+    from confluent_kafka import Producer
+
+    producer = Producer(
+        {"bootstrap.servers": bootstrap, "linger.ms": 50, "batch.size": 1_000_000, "compression.type": "lz4"}
+    )
+    for i, key in enumerate(keys):
+        while True:
+            try:
+                producer.produce(topic, key=b"k%d" % key, value=values[i % len(values)])
+                break
+            except BufferError:
+                producer.poll(0.1)
+        if i % 10_000 == 0:
+            producer.poll(0)
+    if producer.flush(120):
+        sys.exit("the producer could not deliver every record")
+
+
+def table_files(bench: Bench, table: str) -> tuple[int, int]:
+    """The data files and delete files (position deletes, deletion vectors) of an Iceberg table."""
+    bench.spark.catalog.refreshTable(table)
+    rows = bench.spark.sql(f"SELECT content, count(*) AS n FROM {table}.files GROUP BY content").collect()
+    found = {int(r["content"]): int(r["n"]) for r in rows}
+    return found.get(0, 0), found.get(1, 0) + found.get(2, 0)
+
+
+def current(bench: Bench, keys: int, runs: int, shares: list[float], partitions: int) -> None:
+    """Current-state tables against an append table of the same records (see the module's text)."""
+    from rich.console import Console
+
+    from loader.operations import maintain as maintenance
+
+    topic = "current_keys"
+    ids = setup_topics(bench, [topic], partitions, False)[topic]
+    values = encoded_events(ids, 5_000)
+    produce_keyed(bench.bootstrap, topic, values, list(range(keys)))
+    quiet = Console(stderr=True, quiet=True)
+
+    def settings(database: str, extra: dict[str, Any]) -> Any:
+        return bench.settings(database, topic, table_format="iceberg", **extra)
+
+    turns = iter(range(1_000_000))
+
+    def load(label: str, expected: int) -> None:
+        # Which variant goes first turns from run to run, so that none always pays the session's warm-up.
+        turn = next(turns) % len(CURRENT_VARIANTS)
+        for database, variant, extra in CURRENT_VARIANTS[turn:] + CURRENT_VARIANTS[:turn]:
+            report = bench.loader.job.run(settings(database, extra), bench.spark, quiet)
+            loaded = sum(t.records for t in report.topics)
+            if report.exit_code != 0 or loaded != expected:
+                sys.exit(f"{database}: exit {report.exit_code}, {loaded} of {expected}: {report.to_json()}")
+            against = "" if database == "current_append" else f"append table alone: {label}"
+            bench.add("current-state tables", Row(f"{variant}: {label}", expected, report.seconds, against))
+
+    files = ["| table | when | data files | delete files |", "|---|---|---:|---:|"]
+
+    def count_files(label: str) -> None:
+        for database, variant, _ in CURRENT_VARIANTS:
+            for table in (f"{database}.{topic}", f"{database}.{topic}_current"):
+                if bench.spark.catalog.tableExists(table):
+                    data, deletes = table_files(bench, table)
+                    files.append(f"| {variant}: {table.split('.')[1]} | {label} | {data} | {deletes} |")
+                    print(f"  {files[-1]}", file=sys.stderr, flush=True)
+
+    load(f"first run, {keys:,} keys", keys)
+    rng = random.Random(61)
+    for share in shares:
+        changed = max(1, int(keys * share))
+        for run in range(runs):
+            produce_keyed(bench.bootstrap, topic, values, rng.sample(range(keys), changed))
+            load(f"{share:.0%} of the keys changed, run {run + 1}", changed)
+        count_files(f"after {runs} runs of {share:.0%}")
+        for database, variant, extra in CURRENT_VARIANTS:
+            started = time.perf_counter()
+            done = maintenance.maintain(settings(database, extra), bench.spark)
+            if done.exit_code != 0:
+                sys.exit(f"loader maintain of {database} failed: {done.error}")
+            print(f"  maintain {variant}: {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
+        count_files(f"after {runs} runs of {share:.0%}, then `loader maintain`")
+    print("\ncurrent-state tables: files\n\n" + "\n".join(files))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -651,6 +756,9 @@ def main() -> None:
     parser.add_argument(
         "--multitype-records", type=int, default=200_000, help="records of each multitype topic"
     )
+    parser.add_argument("--current-keys", type=int, default=10_000_000, help="keys of the current scenario")
+    parser.add_argument("--current-runs", type=int, default=10, help="runs of each share of changed keys")
+    parser.add_argument("--current-shares", default="0.01,0.1", help="shares of the keys changed per run")
     parser.add_argument("--against", type=Path, help="the other checkout of the paired scenario")
     parser.add_argument("--paired-topics", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=4, help="next runs of the paired scenario")
@@ -678,6 +786,8 @@ def main() -> None:
     unknown = sorted(set(chosen) - set(SCENARIOS))
     if unknown:
         parser.error(f"unknown scenario(s): {', '.join(unknown)}")
+    if "current" in chosen and chosen != ["current"]:
+        parser.error("the current scenario runs alone (its Spark session is Iceberg's)")
     if "paired" in chosen and args.against is None:
         parser.error("the paired scenario needs --against, the other checkout")
 
@@ -691,8 +801,13 @@ def main() -> None:
     workdir = Path(tempfile.mkdtemp(prefix="loader-bench-"))
     try:
         with kafka_broker(workdir) as bootstrap, registry_server(workdir) as registry_url:
+            iceberg = {"table_format": "iceberg"} if chosen == ["current"] else {}
             settings = loader.config.LoaderSettings(
-                bootstrap, registry_url, str(workdir / "warehouse"), **_long_lived_jvm(loader.config)
+                bootstrap,
+                registry_url,
+                str(workdir / "warehouse"),
+                **_long_lived_jvm(loader.config),
+                **iceberg,
             ).validate()
             spark = loader.job.spark_for(settings)
             bench = Bench(bootstrap, registry_url, workdir, args.code_dir.resolve(), spark, loader)
@@ -725,6 +840,9 @@ def main() -> None:
                             dict(args.this_env),
                             args.quiet_rounds,
                         )
+                    elif scenario == "current":
+                        shares = [float(x) for x in args.current_shares.split(",")]
+                        current(bench, args.current_keys, args.current_runs, shares, args.partitions)
                     elif scenario == "formats":
                         formats(
                             bench, args.records, args.partitions, args.format_topics, args.records_per_topic
