@@ -123,6 +123,15 @@ class LoaderSettings:
             label="the Iceberg catalog",
         ),
     ] = "hive"
+    iceberg_format_version: Annotated[
+        int,
+        Setting(
+            "The Iceberg format version of the tables the loader creates: 3 (columns' defaults for old rows, "
+            'deletion vectors) or 2 (read by more engines; see "Iceberg format version 2 or 3"). A table '
+            "keeps the version it was made with.",
+            label="the Iceberg format version",
+        ),
+    ] = 3
     records_per_task: Annotated[
         int,
         Setting("How a topic's read is split into Spark tasks: none reads more than this many records.", RUN),
@@ -435,7 +444,9 @@ class LoaderSettings:
     @property
     def iceberg(self) -> IcebergCatalog:
         """Where the Iceberg tables are kept (a Hive run's settings describe one too, never used)."""
-        return IcebergCatalog(self.iceberg_catalog, self.warehouse, self.catalog_access)
+        return IcebergCatalog(
+            self.iceberg_catalog, self.warehouse, self.catalog_access, self.iceberg_format_version
+        )
 
     @property
     def iceberg_session_conf(self) -> dict[str, str]:

@@ -168,7 +168,9 @@ def _load(
     # run's first one, and with the embedded metastore that first call starts it (about 2 s of a 7 s run).
     claim = functools.cache(lambda: claim_database(spark, store, settings.warehouse, settings.database))
     phases = PhaseClock(report.phases)
-    place = FormatPlace(settings.database, settings.warehouse, settings.partition_granularity)
+    place = FormatPlace(
+        settings.database, settings.warehouse, settings.partition_granularity, settings.iceberg
+    )
     tables = open_format(settings.table_format, spark, store, place, report.run_id)
     log = CommitLog(store, add_partitions=tables.add_partitions)
     last = log.recover(before_completing=claim)

@@ -24,7 +24,7 @@ from loader.formats.hive.metastore import add_partitions
 from loader.formats.hive.table_catalog import TableCatalog
 from loader.formats.iceberg_alter import rename_columns, update_columns
 from loader.formats.iceberg_current import DELETE, MERGE_ON_READ, current_changes, merge_with_properties
-from loader.formats.iceberg_schema import schema_updates
+from loader.formats.iceberg_schema import schema_updates, without_defaults
 from loader.formats.run_tables import check_run_tables
 from loader.formats.table_rows import conformed
 from loader.planning.commit_protocol import StagedTable
@@ -37,7 +37,7 @@ from loader.schema.table_evolution import ColumnChange, TableState, plan_evoluti
 
 SUMMARY_PREFIX = "loader.kafka."
 # Version 3: the first with default values of columns (`initial-default`, read by rows written before).
-FORMAT_VERSION = 3
+DEFAULTS_FROM_VERSION = 3
 # How far back a table's snapshots are searched for the loader's property (past compactions).
 MAX_ANCESTORS = 100
 
@@ -77,6 +77,7 @@ class IcebergFormat:
     store: StateStore | None = None
     warehouse: str = ""
     name: str = "iceberg"
+    format_version: int = 3  # of the tables it creates; a table keeps its own
     lock: threading.Lock = field(default_factory=threading.Lock)
     # Appends to one table go one at a time (the quarantine's, from several topics' passes).
     _append_locks: dict[str, threading.Lock] = field(default_factory=dict)
@@ -158,6 +159,8 @@ class IcebergFormat:
         if not renames and not updates:
             return TableState("unchanged", self._location(table))
         iceberg_table = self._iceberg_table(table)
+        if self._version_of(iceberg_table) < DEFAULTS_FROM_VERSION:  # added columns read NULL in old rows
+            updates = without_defaults(updates)
         if renames:
             rename_columns(iceberg_table, renames)
         if updates:
@@ -171,14 +174,19 @@ class IcebergFormat:
         self, table: str, data_schema: StructType, timestamp_column: str | None, properties: str = ""
     ) -> None:
         """DDL, not an empty frame written: that would commit an empty snapshot before the first load.
-        Format version 3, so that a column added later can carry its Avro default as `initial-default`
-        (and row-level changes are deletion vectors). No time partitions without `timestamp_column`."""
+        Format version 3 unless told 2: with 3 a column added later carries its Avro default as
+        `initial-default` (and row-level changes are deletion vectors). No time partitions without
+        `timestamp_column`."""
         transform = "hours" if self.granularity == "hour" else "days"
         partitioned = f"PARTITIONED BY ({transform}(`{timestamp_column}`)) " if timestamp_column else ""
         self.spark.sql(
             f"CREATE TABLE {self._qualified(table)} ({columns_ddl(self.spark, data_schema)}) USING iceberg "
-            f"{partitioned}TBLPROPERTIES ('format-version'='{FORMAT_VERSION}'{properties})"
+            f"{partitioned}TBLPROPERTIES ('format-version'='{self.format_version}'{properties})"
         )
+
+    def _version_of(self, iceberg_table) -> int:  # type: ignore[no-untyped-def]
+        """The table's format version, as its metadata says."""
+        return int(self.spark._jvm.org.apache.iceberg.TableUtil.formatVersion(iceberg_table))
 
     def current_state_refusal(self) -> str | None:
         return None

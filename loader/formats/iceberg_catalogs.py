@@ -24,6 +24,9 @@ from pipeline_client.secret_values import Secret
 
 CatalogKind = Literal["hive", "hadoop", "rest"]
 CATALOG_KINDS: tuple[CatalogKind, ...] = ("hive", "hadoop", "rest")
+# Iceberg's table format versions the loader makes tables of: 3, the first with columns' default values
+# (`initial-default`, read by rows written before a field was added), or 2, which more engines read.
+FORMAT_VERSIONS = (2, 3)
 
 # Spark's own catalog, which the loader's tables (`db.table`, beside Hive tables) live in: Iceberg's
 # SparkSessionCatalog wraps it. Any other name is a catalog of Iceberg tables alone (SparkCatalog).
@@ -92,6 +95,7 @@ class IcebergCatalog:
     # The loader's warehouse: the tables' place under the hadoop catalog; a REST catalog has its own.
     warehouse: str = ""
     access: CatalogAccess = field(default_factory=CatalogAccess)
+    format_version: int = 3  # of the tables the loader creates (`FORMAT_VERSIONS`)
 
     @property
     def keeps_locations(self) -> bool:
@@ -103,6 +107,10 @@ def check(catalog: IcebergCatalog) -> None:
     """Raises `CatalogSettingError` for a description that cannot work, saying what to change."""
     if catalog.kind not in CATALOG_KINDS:
         raise CatalogSettingError(f"the Iceberg catalog must be one of {', '.join(CATALOG_KINDS)}")
+    if catalog.format_version not in FORMAT_VERSIONS:
+        raise CatalogSettingError(
+            f"the Iceberg format version must be 2 or 3 (iceberg-format-version): {catalog.format_version}"
+        )
     access = catalog.access
     if catalog.kind != "rest" and (given := access.rest_only()):
         raise CatalogSettingError(

@@ -9,7 +9,7 @@ cannot set a column's `initial-default` (apache/iceberg#16698)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pyspark.sql.types import (
     ArrayType,
@@ -108,3 +108,9 @@ def _field_type(schema: StructType, path: str) -> DataType:
 def _top_level_comment(schema: StructType, name: str) -> str | None:
     field = next(f for f in schema.fields if f.name == name)
     return field.metadata.get("comment")
+
+
+def without_defaults(updates: list[AddColumn | WidenColumn]) -> list[AddColumn | WidenColumn]:
+    """`updates` for a table of format version 2, which has no column defaults: its added columns read NULL
+    in the rows written before them, as a Hive table's nested fields do."""
+    return [replace(u, default=None) if isinstance(u, AddColumn) else u for u in updates]

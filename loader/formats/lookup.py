@@ -12,6 +12,7 @@ from loader.formats import TableFormat
 from loader.formats.hive import HiveFormat
 from loader.formats.hive.table_catalog import TableCatalog
 from loader.formats.iceberg import IcebergFormat
+from loader.formats.iceberg_catalogs import IcebergCatalog
 from loader.planning.state_store import StateStore
 from loader.schema.partitioning import Granularity
 
@@ -23,6 +24,7 @@ class FormatPlace:
     database: str
     warehouse: str
     granularity: Granularity
+    iceberg: IcebergCatalog  # where Iceberg tables are kept, and the version of those the run creates
 
 
 def _hive(spark: SparkSession, store: StateStore, place: FormatPlace, run_id: str) -> TableFormat:
@@ -32,7 +34,10 @@ def _hive(spark: SparkSession, store: StateStore, place: FormatPlace, run_id: st
 
 def _iceberg(spark: SparkSession, store: StateStore, place: FormatPlace, run_id: str) -> TableFormat:
     catalog = TableCatalog(spark, store, place.database)
-    return IcebergFormat(spark, place.database, place.granularity, catalog, store, place.warehouse)
+    return IcebergFormat(
+        spark, place.database, place.granularity, catalog, store, place.warehouse,
+        format_version=place.iceberg.format_version,
+    )  # fmt: skip
 
 
 FORMATS: dict[str, Callable[[SparkSession, StateStore, FormatPlace, str], TableFormat]] = {

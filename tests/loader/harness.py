@@ -27,6 +27,8 @@ from loader.config import LoaderSettings
 from loader.reading.kafka_metadata import watermarks
 from loader.report import RunReport
 from tests.fixtures.kafka import KafkaBroker
+from tests.fixtures.object_store import REGION
+from tests.fixtures.rest_catalog import RestCatalogService
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -52,7 +54,11 @@ class Harness:
     registry_conf: dict[str, str] = field(default_factory=dict)
     # Of its runs: in-process ones need a session that can hold the format's tables (`iceberg_spark`).
     table_format: str = "hive"
-    iceberg_catalog: str = "hive"  # where those keep Iceberg tables: the metastore, or the warehouse alone
+    iceberg_catalog: str = "hive"  # where those keep Iceberg tables: the metastore, the warehouse, REST
+    # A REST catalog's settings (`iceberg_rest_uri`, `s3_endpoint`, ...: loader.formats.catalog_settings)
+    # and the variables that hold its secrets: what the harness's processes and readers reach it with.
+    catalog_settings: dict[str, Any] = field(default_factory=dict)
+    catalog_secrets: dict[str, str] = field(default_factory=dict)
 
     def settings(self, **overrides: Any) -> LoaderSettings:
         base = LoaderSettings(
@@ -142,7 +148,16 @@ class Harness:
 
     def cli_env(self) -> dict[str, str]:
         """What a `loader` process of this harness gets in its environment besides the test's own."""
-        return {"LOADER_TABLE_FORMAT": self.table_format, "LOADER_ICEBERG_CATALOG": self.iceberg_catalog}
+        catalog = {
+            f"LOADER_{name.upper()}": "true" if value is True else str(value)
+            for name, value in self.catalog_settings.items()
+        }
+        return {
+            "LOADER_TABLE_FORMAT": self.table_format,
+            "LOADER_ICEBERG_CATALOG": self.iceberg_catalog,
+            **catalog,
+            **self.catalog_secrets,
+        }
 
     def query_cli(self, sql: str) -> list[dict[str, Any]]:
         """Runs SQL in a separate Spark application on this harness's warehouse and metastore (with
@@ -187,12 +202,14 @@ class Harness:
             f"""
             import json
             from pathlib import Path
+            from loader.formats.catalog_settings import take_catalog
             from loader.formats.iceberg_catalogs import IcebergCatalog, spark_catalog_conf
             from loader.runtime.spark_session import (
                 SparkSettings, build_spark_session, iceberg_jars,
             )
             iceberg = {self.table_format == "iceberg"!r}
-            catalog = IcebergCatalog({self.iceberg_catalog!r}, {str(self.warehouse)!r})
+            access = take_catalog({self.catalog_settings!r}, {self.catalog_secrets!r})
+            catalog = IcebergCatalog({self.iceberg_catalog!r}, {str(self.warehouse)!r}, access)
             conf = spark_catalog_conf(catalog) if iceberg else {{}}
             jars = tuple(iceberg_jars()) if iceberg else ()
             archive = {os.environ.get("LOADER_DRIVER_CLASS_ARCHIVE_DIR")!r}
@@ -210,6 +227,21 @@ class Harness:
         assert done.returncode == 0, done.stderr[-3000:]
         line = next(line for line in done.stdout.splitlines() if line.startswith("ROWS="))
         return json.loads(line.removeprefix("ROWS="))
+
+
+def on_rest_catalog(harness: Harness, catalog: RestCatalogService) -> Harness:
+    """The harness's runs and readers on the REST catalog, as a cron job's environment would say it: no
+    secret on the command line, the store's keys vended by the catalog."""
+    harness.table_format, harness.iceberg_catalog = "iceberg", "rest"
+    harness.catalog_settings = {
+        "iceberg_rest_uri": catalog.uri,
+        "iceberg_vended_credentials": True,
+        "s3_endpoint": catalog.store.endpoint,
+        "s3_region": REGION,
+        "s3_path_style": True,
+    }
+    harness.catalog_secrets = {"LOADER_ICEBERG_REST_CREDENTIAL": "loader:any"}  # any is granted a token
+    return harness
 
 
 def committed_offsets(harness: Harness, topic: str) -> list[tuple[int, int]]:

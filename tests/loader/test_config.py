@@ -237,3 +237,16 @@ def test_current_state_settings_from_file_and_flags(tmp_path: Path) -> None:
     assert settings.current_state_topics == "flags\\..*"
     assert settings.no_current_state_topics == "flags\\.old"
     assert settings.current_state_history is False
+
+
+def test_the_iceberg_format_version_is_2_or_3() -> None:
+    base = {
+        "bootstrap_servers": "k",
+        "registry_url": "http://r",
+        "warehouse": "/w",
+        "table_format": "iceberg",
+    }
+    assert _settings(None, **base).iceberg.format_version == 3
+    assert _settings(None, **base, iceberg_format_version=2).iceberg.format_version == 2
+    with pytest.raises(click.UsageError, match="Iceberg format version must be 2 or 3"):
+        _settings(None, **base, iceberg_format_version=4)

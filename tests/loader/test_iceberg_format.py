@@ -191,3 +191,35 @@ def test_a_run_reads_an_iceberg_table_s_columns_once_and_as_spark_sees_them(
         assert [tuple(r) for r in rows] == [(0, "web"), (1, "web"), (2, "web"), (3, "app"), (4, "web")]
     finally:  # an Iceberg run made its session the active one: later tests expect the Hive one's
         spark._jvm.org.apache.spark.sql.SparkSession.setActiveSession(spark._jsparkSession)
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize(("version", "old_rows_read"), [(3, "web"), (2, None)])
+def test_the_format_version_decides_what_old_rows_read_in_an_added_column(
+    harness: Harness,
+    spark: SparkSession,
+    iceberg_spark: SparkSession,
+    version: int,
+    old_rows_read: str | None,
+) -> None:
+    """`iceberg-format-version`: a version 3 table gives an added field's Avro default to the rows written
+    before it; a version 2 table has no column defaults, so they read NULL (the field is still added)."""
+    harness.table_format = "iceberg"
+    topic = harness.topic()
+    qualified = f"{harness.database}.{table_name(topic)}"
+    try:
+        for schema, records in (
+            (EVENT_V1, [{"n": i, "address": {"city": f"c{i}"}} for i in range(2)]),
+            (EVENT_V2, [{"n": 2, "address": {"city": "x", "zip": "z"}, "channel": "app"}]),
+        ):
+            harness.produce(topic, schema, records)
+            report = harness.run(iceberg_spark, iceberg_format_version=version)
+            assert report.exit_code == 0, report.to_json()
+        iceberg_spark.catalog.refreshTable(qualified)
+        rows = iceberg_spark.sql(f"SELECT n, channel FROM {qualified} ORDER BY n").collect()
+        assert [tuple(r) for r in rows] == [(0, old_rows_read), (1, old_rows_read), (2, "app")]
+        described = iceberg_spark.sql(f"DESCRIBE TABLE EXTENDED {qualified}").collect()
+        properties = next(str(r["data_type"]) for r in described if r["col_name"] == "Table Properties")
+        assert f"format-version={version}" in properties
+    finally:  # an Iceberg run made its session the active one: later tests expect the Hive one's
+        spark._jvm.org.apache.spark.sql.SparkSession.setActiveSession(spark._jsparkSession)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import socket
 import subprocess
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
@@ -21,10 +22,10 @@ import pytest
 from loader.formats.catalog_lock import OWNER_PROPERTY
 from loader.formats.iceberg import summary_key
 from loader.schema.naming import table_name
-from tests.fixtures.object_store import BUCKET, REGION
+from tests.fixtures.object_store import BUCKET
 from tests.fixtures.ports import free_port
 from tests.fixtures.rest_catalog import WAREHOUSE_PREFIX, RestCatalogService
-from tests.loader.harness import Harness, record_schema
+from tests.loader.harness import REPO_ROOT, Harness, on_rest_catalog, record_schema
 
 pytestmark = pytest.mark.integration
 
@@ -35,22 +36,9 @@ def readings(first: int, count: int) -> list[dict[str, Any]]:
     return [{"n": n, "sensor": f"s{n % 3}"} for n in range(first, first + count)]
 
 
-def rest_env(catalog: RestCatalogService) -> dict[str, str]:
-    """A loader's environment for the REST catalog, as a cron job's: no secret on the command line."""
-    return {
-        "LOADER_ICEBERG_REST_URI": catalog.uri,
-        "LOADER_ICEBERG_REST_CREDENTIAL": "loader:any",  # the test server issues a token for any
-        "LOADER_ICEBERG_VENDED_CREDENTIALS": "true",
-        "LOADER_S3_ENDPOINT": catalog.store.endpoint,
-        "LOADER_S3_REGION": REGION,
-        "LOADER_S3_PATH_STYLE": "true",
-    }
-
-
 @pytest.fixture
 def rest_harness(cli_harness: Harness, rest_catalog: RestCatalogService) -> Harness:
-    cli_harness.table_format, cli_harness.iceberg_catalog = "iceberg", "rest"
-    return cli_harness
+    return on_rest_catalog(cli_harness, rest_catalog)
 
 
 def succeeded(done: subprocess.CompletedProcess[str]) -> subprocess.CompletedProcess[str]:
@@ -61,15 +49,14 @@ def succeeded(done: subprocess.CompletedProcess[str]) -> subprocess.CompletedPro
 def test_runs_load_into_the_rest_catalog_exactly_once_and_pyiceberg_reads_them(
     rest_harness: Harness, rest_catalog: RestCatalogService, tmp_path: Path
 ) -> None:
-    env = rest_env(rest_catalog)
     topic = rest_harness.topic(partitions=2)
     rest_harness.produce(topic, EVENT, readings(0, 5))
-    succeeded(rest_harness.run_cli(env=env))
+    succeeded(rest_harness.run_cli())
     rest_harness.produce(topic, EVENT, readings(5, 4))
     report = tmp_path / "report.json"
-    succeeded(rest_harness.run_cli("--report-json", str(report), env=env))
+    succeeded(rest_harness.run_cli("--report-json", str(report)))
     assert json.loads(report.read_text())["topics"][0]["records"] == 4
-    succeeded(rest_harness.run_cli(env=env))  # nothing new: nothing loaded again
+    succeeded(rest_harness.run_cli())  # nothing new: nothing loaded again
 
     reader = rest_catalog.pyiceberg(
         credential="reader:any", **{"oauth2-server-uri": f"{rest_catalog.uri}/v1/oauth/tokens"}
@@ -86,9 +73,9 @@ def test_runs_load_into_the_rest_catalog_exactly_once_and_pyiceberg_reads_them(
     )
     assert [o["Key"] for o in listed.get("Contents", []) if o["Key"].endswith(".parquet")]
 
-    status = succeeded(rest_harness.run_cli(command="status", env={**env, "COLUMNS": "400"}))
+    status = succeeded(rest_harness.run_cli(command="status", env={"COLUMNS": "400"}))
     assert table_name(topic) in status.stdout
-    succeeded(rest_harness.run_cli(command="audit", env=env))
+    succeeded(rest_harness.run_cli(command="audit"))
 
 
 def test_two_loaders_started_together_never_load_a_record_twice(
@@ -97,7 +84,6 @@ def test_two_loaders_started_together_never_load_a_record_twice(
     """Two loaders with state directories of their own (two hosts' cron) write one database of the
     catalog, started at the same moment round after round: the catalog's lock lets one load at a time,
     and what the other finds loaded (the snapshot's offsets) it does not load again."""
-    env = rest_env(rest_catalog)
     other = replace(rest_harness, warehouse=tmp_path / "other-warehouse")
     topic = rest_harness.topic(partitions=2)
     produced, outcomes = 0, []
@@ -105,7 +91,7 @@ def test_two_loaders_started_together_never_load_a_record_twice(
         for round_ in range(4):
             rest_harness.produce(topic, EVENT, readings(produced, 6))
             produced += 6
-            runs = [pool.submit(h.run_cli, env=env) for h in (rest_harness, other)]
+            runs = [pool.submit(h.run_cli) for h in (rest_harness, other)]
             done = [run.result() for run in runs]
             outcomes.append([d.returncode for d in done])
             for d in done:
@@ -113,7 +99,7 @@ def test_two_loaders_started_together_never_load_a_record_twice(
                 if d.returncode == 75:
                     assert f"{rest_harness.database}._loader_run_lock" in d.stderr, d.stderr[-2000:]
             assert 0 in outcomes[-1], (round_, done[0].stderr[-2000:], done[1].stderr[-2000:])
-    succeeded(other.run_cli(env=env))  # whatever the last round's loser left
+    succeeded(other.run_cli())  # whatever the last round's loser left
 
     table = rest_catalog.pyiceberg(
         credential="reader:any", **{"oauth2-server-uri": f"{rest_catalog.uri}/v1/oauth/tokens"}
@@ -130,7 +116,6 @@ def test_a_lock_left_in_the_catalog(
     """A lock whose run was of this host and is gone is taken over; one of another host's run stops the
     run (status 75, naming it) until `loader unlock` removes it; a catalog that does not answer fails
     the run with status 1, saying so."""
-    env = rest_env(rest_catalog)
     topic = rest_harness.topic()
     rest_harness.produce(topic, EVENT, readings(0, 3))
     client = rest_catalog.pyiceberg(
@@ -145,23 +130,113 @@ def test_a_lock_left_in_the_catalog(
                             properties={OWNER_PROPERTY: owner})  # fmt: skip
 
     leave_lock(socket.gethostname(), ended_pid)
-    taken_over = succeeded(rest_harness.run_cli(env=env))
+    taken_over = succeeded(rest_harness.run_cli())
     assert f"took over the lock {lock_table}" in taken_over.stderr
     assert not client.table_exists(lock_table)  # released at the run's end
 
     leave_lock("another-host", 4242)
     rest_harness.produce(topic, EVENT, readings(3, 2))
-    refused = rest_harness.run_cli(env=env)
+    refused = rest_harness.run_cli()
     assert refused.returncode == 75, refused.stderr[-2000:]
     assert lock_table in refused.stderr and "another-host" in refused.stderr
-    unlocked = succeeded(rest_harness.run_cli("--yes", command="unlock", env=env))
+    unlocked = succeeded(rest_harness.run_cli("--yes", command="unlock"))
     assert f"removed {lock_table}" in unlocked.stderr
-    succeeded(rest_harness.run_cli(env=env))
+    succeeded(rest_harness.run_cli())
     rows = client.load_table(f"{rest_harness.database}.{table_name(topic)}").scan().to_arrow()
     assert sorted(rows.column("n").to_pylist()) == list(range(5))
 
-    gone = rest_harness.run_cli(env={**env, "LOADER_ICEBERG_REST_URI": f"http://127.0.0.1:{free_port()}"})
+    gone = rest_harness.run_cli(env={"LOADER_ICEBERG_REST_URI": f"http://127.0.0.1:{free_port()}"})
     said = gone.stdout + gone.stderr
     assert gone.returncode == 1, said[-3000:]
     assert f"the Iceberg catalog did not take the run lock {lock_table}" in said, said[-3000:]
     assert "Connection refused" in said and "nothing was read or loaded" in said, said[-3000:]
+
+
+# Another Spark application counting a table through the REST catalog as fast as it can, until told to
+# stop, each count from the newest snapshot (no catalog cache). It names the catalog `lake`, as an
+# application that reads the lake beside its own tables would.
+SPARK_COUNTER = """
+import json, pathlib, time
+from loader.formats.catalog_settings import take_catalog
+from loader.formats.iceberg_catalogs import IcebergCatalog, spark_catalog_conf
+from loader.runtime.spark_session import SparkSettings, build_spark_session, iceberg_jars
+catalog = IcebergCatalog("rest", {warehouse!r}, take_catalog({settings!r}, {secrets!r}))
+conf = {{**spark_catalog_conf(catalog, name="lake"), "spark.ui.enabled": "false"}}
+conf["spark.sql.catalog.lake.cache-enabled"] = "false"
+spark = build_spark_session(SparkSettings(
+    warehouse_dir={warehouse!r}, master="local[1]", extra_conf=conf, extra_jars=tuple(iceberg_jars()),
+))
+seen, stop = pathlib.Path({seen!r}), pathlib.Path({stop!r})
+seen.write_text("")
+while not stop.exists():
+    if not spark.catalog.tableExists("lake.{table}"):
+        time.sleep(0.1)
+        continue
+    count = spark.sql("SELECT count(*) AS c FROM lake.{table}").first()["c"]
+    with seen.open("a") as out:
+        out.write(json.dumps(count) + "\\n")
+"""
+
+
+def test_spark_and_pyiceberg_read_only_whole_snapshots_while_a_load_runs(
+    rest_harness: Harness, rest_catalog: RestCatalogService, tmp_path: Path
+) -> None:
+    topic = rest_harness.topic(partitions=2)
+    for n in range(0, 60, 2):  # a pair at a time: one record in each Kafka partition
+        rest_harness.produce(topic, EVENT, readings(n, 2))
+    table = f"{rest_harness.database}.{table_name(topic)}"
+    seen, stop = tmp_path / "seen.jsonl", tmp_path / "stop"
+    code = SPARK_COUNTER.format(
+        warehouse=str(tmp_path / "reader-warehouse"), settings=rest_harness.catalog_settings,
+        secrets={"LOADER_ICEBERG_REST_CREDENTIAL": "reader:any"}, seen=str(seen), stop=str(stop), table=table,
+    )  # fmt: skip
+    spark_reader = subprocess.Popen(
+        [sys.executable, "-c", code], cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    client = rest_catalog.pyiceberg(
+        credential="pyiceberg:any", **{"oauth2-server-uri": f"{rest_catalog.uri}/v1/oauth/tokens"}
+    )
+    pyiceberg_counts: list[int] = []
+
+    def count_with_pyiceberg() -> None:
+        while not stop.exists():
+            if client.table_exists(table):
+                pyiceberg_counts.append(len(client.load_table(table).scan().to_arrow()))
+            time.sleep(0.05)
+
+    with ThreadPoolExecutor(1) as pool:
+        counting = pool.submit(count_with_pyiceberg)
+        try:
+            deadline = time.monotonic() + 180
+            while not seen.exists():
+                assert spark_reader.poll() is None, spark_reader.communicate()[1][-3000:]
+                assert time.monotonic() < deadline, "the Spark reader never started counting"
+                time.sleep(0.5)
+            # Six runs in one process (5 offsets of each partition at a time), each one Iceberg commit.
+            succeeded(rest_harness.run_cli("--max-records-per-partition", "5", "--until-caught-up"))
+            deadline = time.monotonic() + 180  # until each reader has counted the last commit
+            while not (pyiceberg_counts[-1:] == [60] and seen.read_text().endswith("60\n")):
+                assert spark_reader.poll() is None, spark_reader.communicate()[1][-3000:]
+                assert time.monotonic() < deadline, "a reader never counted the last commit"
+                time.sleep(0.5)
+        finally:
+            stop.touch()
+            _, err = spark_reader.communicate(timeout=180)
+            counting.result(timeout=60)
+    assert spark_reader.returncode == 0, err[-3000:]
+
+    snapshots = client.load_table(table).snapshots()
+    totals = {0} | {int(s.summary["total-records"]) for s in snapshots if s.summary is not None}
+    assert (
+        len([s for s in snapshots if s.summary and summary_key(topic) in s.summary.additional_properties])
+        == 6
+    )
+    spark_counts = [json.loads(line) for line in seen.read_text().splitlines()]
+    for engine, counts in (("Spark", spark_counts), ("pyiceberg", pyiceberg_counts)):
+        assert counts and counts[-1] == 60, (engine, counts[-5:])
+        assert set(counts) <= totals, (
+            f"{engine}: {sorted(set(counts) - totals)} are no commit's total {totals}"
+        )
+        assert counts == sorted(counts), f"{engine}: a count went back"
+    seen_between = {c for c in spark_counts + pyiceberg_counts if 0 < c < 60}
+    assert seen_between, "the readers saw no commit but the last: they proved nothing"

@@ -26,6 +26,7 @@ from tests.loader.harness import (
     Harness,
     committed_offsets,
     in_transaction,
+    on_rest_catalog,
     record_schema,
     run_driver_script,
     transactional_producer,
@@ -106,12 +107,17 @@ def test_a_second_run_exits_at_once_while_the_first_holds_the_lock(cli_harness: 
 # About 20 `loader run` processes one after the other: four to eight minutes beside another test worker.
 @pytest.mark.timeout(1200)
 @pytest.mark.parametrize(
-    ("table_format", "crash_points"), [("hive", CRASH_POINTS), ("iceberg", ICEBERG_CRASH_POINTS)]
+    ("table_format", "crash_points"),
+    [("hive", CRASH_POINTS), ("iceberg", ICEBERG_CRASH_POINTS), ("iceberg-rest", ICEBERG_CRASH_POINTS)],
 )
 def test_killed_at_every_step_and_rerun_loads_every_record_exactly_once(
-    cli_harness: Harness, table_format: str, crash_points: tuple[str, ...]
+    cli_harness: Harness, table_format: str, crash_points: tuple[str, ...], request: pytest.FixtureRequest
 ) -> None:
-    cli_harness.table_format = table_format
+    """Under Hive, Iceberg in the metastore, and Iceberg through a REST catalog on the object store."""
+    if table_format == "iceberg-rest":
+        on_rest_catalog(cli_harness, request.getfixturevalue("rest_catalog"))
+    else:
+        cli_harness.table_format = table_format
     topic = cli_harness.topic(partitions=2)
     # Topics of good records only, which a Hive run loads in one query with `topic` (see
     # loader.run.topic_group_pass): the query is killed at every step too.
