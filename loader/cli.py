@@ -212,8 +212,10 @@ def audit(config: Path | None, report_json: Path | None, output_format: str, **f
 def maintain(config: Path | None, **flags: Any) -> None:
     """Compact the small files of closed time partitions; remove files replaced a grace period ago.
 
-    Holds the run lock: never runs beside a load. Exit status: 0 done; 1 a partition could not be
-    compacted (it is left as it was); 2 usage; 75 a loader run holds the lock.
+    Holds the run lock (and, with a REST catalog, the database's lock in the catalog): never runs beside a
+    load. Exit status: 0 every table and partition maintained, or nothing to maintain (it says so); 1 a
+    partition or table could not be maintained (it is left as it was), or the catalog did not answer;
+    2 usage; 75 a loader run holds the lock.
     """
     settings = _settings(config, **flags)
     console = Console(stderr=True, soft_wrap=True)  # messages name paths: never cut them

@@ -42,7 +42,6 @@ from loader.formats.iceberg_current import CURRENT_STATE_PROPERTY
 from loader.operations.compaction_plan import closed_before
 from loader.runtime.spark_errors import first_line
 
-# The summary properties by which the Iceberg table format's appends name the Kafka offsets they cover.
 CATALOG = "spark_catalog"  # the session catalog, which Iceberg's SparkSessionCatalog serves
 
 
