@@ -240,3 +240,31 @@ def test_spark_and_pyiceberg_read_only_whole_snapshots_while_a_load_runs(
         assert counts == sorted(counts), f"{engine}: a count went back"
     seen_between = {c for c in spark_counts + pyiceberg_counts if 0 < c < 60}
     assert seen_between, "the readers saw no commit but the last: they proved nothing"
+
+
+def test_a_schema_change_through_the_rest_catalog(
+    rest_harness: Harness, rest_catalog: RestCatalogService
+) -> None:
+    """A field added with a default and a field widened, as under the metastore: the table evolves
+    through the catalog, old rows read the default (format version 3)."""
+    before = record_schema("Reading", [{"name": "n", "type": "int"}, {"name": "sensor", "type": "string"}])
+    after = record_schema("Reading", [
+        {"name": "n", "type": "long"}, {"name": "sensor", "type": "string"},
+        {"name": "unit", "type": "string", "default": "celsius"},
+    ])  # fmt: skip
+    topic = rest_harness.topic()
+    rest_harness.produce(topic, before, [{"n": i, "sensor": "s"} for i in range(3)])
+    succeeded(rest_harness.run_cli())
+    rest_harness.produce(topic, after, [{"n": 2**40, "sensor": "s", "unit": "kelvin"}])
+    report = succeeded(rest_harness.run_cli())
+    assert "evolved" in report.stdout
+
+    table = f"{rest_harness.database}.{table_name(topic)}"
+    rows, columns = rest_harness.query_cli_all(f"SELECT n, unit FROM {table} ORDER BY n", f"DESCRIBE {table}")
+    assert [(r["n"], r["unit"]) for r in rows] == [
+        (0, "celsius"),
+        (1, "celsius"),
+        (2, "celsius"),
+        (2**40, "kelvin"),
+    ]
+    assert {r["col_name"]: r["data_type"] for r in columns}["n"] == "bigint"
