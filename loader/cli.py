@@ -176,10 +176,12 @@ def status(config: Path | None, output_format: str, **flags: Any) -> None:
 @REPORT_JSON
 @OUTPUT_FORMAT
 def audit(config: Path | None, report_json: Path | None, output_format: str, **flags: Any) -> None:
-    """Per topic and 10-minute window: records read from Kafka vs rows in the table plus the quarantine.
+    """Per topic and 10-minute window: records read from Kafka vs rows in the table plus the quarantine;
+    each current-state table's live keys vs a full read of its topic.
 
-    Exit status: 0 every window matches; 1 a window does not (the table names it), or a table could not
-    be read (a data file deleted behind the loader's back); 2 usage.
+    Exit status: 0 every window matches and every current-state table agrees; 1 a window does not (the
+    table names it), a current-state table has a missing, extra or stale key, or a table could not be
+    read (a data file deleted behind the loader's back); 2 usage.
     """
     settings = _settings(config, **flags)
     from loader import job
