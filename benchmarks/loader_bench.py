@@ -81,11 +81,12 @@ from loader_services import (
     produce,
     register_versions,
     registry_server,
+    rest_catalog_on_object_store,
     spark_cluster,
 )
 
 SCENARIOS = (
-    "big", "keys", "many", "curve", "backlog", "multitype", "formats", "cluster", "paired", "current"
+    "big", "keys", "many", "curve", "backlog", "multitype", "formats", "lake", "cluster", "paired", "current"
 )  # fmt: skip
 
 
@@ -519,6 +520,49 @@ def formats(bench: Bench, records: int, partitions: int, topics: int, per_topic:
             )
 
 
+def lake(bench: Bench, records: int, partitions: int, topics: int, per_topic: int) -> None:
+    """Iceberg tables through a REST catalog with their files on an object store (both on this machine:
+    `scripts/iceberg-rest`, `scripts/object-store`) against Iceberg tables in the embedded metastore on a
+    local warehouse, each loading its own copy of the workload, one run after the other. The last column
+    spreads the difference over the run's Iceberg commits (one per table): what each commit costs more
+    through the catalog and the store, the catalog's requests and the store's writes together."""
+    one = setup_topics(bench, ["lake_one"], partitions, False)
+    small = setup_topics(bench, [f"lake_{i:04d}" for i in range(topics)], 1, True)
+    produce_to(bench, one, records, False, 1)
+    workloads = (
+        ("lake_one", f"1 topic x {records:,}, first run", records, 1),
+        (
+            "lake_\\d{4}",
+            f"{topics} topics x {per_topic}, first run (tables created)",
+            topics * per_topic,
+            topics,
+        ),
+        ("lake_\\d{4}", f"{topics} topics x {per_topic}, next run", topics * per_topic, topics),
+    )
+    with rest_catalog_on_object_store(bench.workdir) as rest:
+        for index, (include, label, expected, commits) in enumerate(workloads):
+            if index > 0:
+                produce_to(bench, small, per_topic, True, index)
+            local_label = f"metastore, local warehouse: {label}"
+            database = f"lake_{'one' if index == 0 else 'many'}"
+            local, _, _ = bench.run_process(
+                f"{database}_local", include, expected, "--table-format", "iceberg"
+            )
+            bench.add("Iceberg lakes, `loader run` processes", Row(local_label, expected, local))
+            seconds, _, _ = bench.run_process(f"{database}_rest", include, expected, extra_env=rest)
+            per_commit = (seconds - local) / commits * 1000
+            bench.add(
+                "Iceberg lakes, `loader run` processes",
+                Row(
+                    f"REST catalog, object store: {label}",
+                    expected,
+                    seconds,
+                    local_label,
+                    f"{per_commit:+.0f} ms per table commit",
+                ),
+            )
+
+
 def cluster(bench: Bench, records: int, partitions: int, rounds: int = 2) -> None:
     """The same topic loaded in `local[2]` and on the two-worker cluster, in turns (`rounds` times, each
     into databases of its own, the cluster's idle daemons up for both): the same two cores of this machine
@@ -847,6 +891,8 @@ def main() -> None:
                         formats(
                             bench, args.records, args.partitions, args.format_topics, args.records_per_topic
                         )
+                    elif scenario == "lake":
+                        lake(bench, args.records, args.partitions, args.format_topics, args.records_per_topic)
             finally:
                 spark.stop()
     finally:

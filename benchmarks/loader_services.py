@@ -102,6 +102,52 @@ def kafka_broker(workdir: Path) -> Iterator[str]:
 
 
 @contextmanager
+def rest_catalog_on_object_store(workdir: Path) -> Iterator[dict[str, str]]:
+    """`scripts/object-store` and `scripts/iceberg-rest` (Iceberg's REST server, its warehouse on the
+    store) on free ports in `workdir`; yields the environment of a `loader run` on them (the store's keys
+    vended by the catalog, the client credentials from a variable, as a cron job would have them)."""
+    store_port, catalog_port = free_port(), free_port()
+    store = dict(
+        os.environ,
+        OBJECT_STORE_PORT=str(store_port),
+        OBJECT_STORE_DATA_DIR=str(workdir / "object-store"),
+        OBJECT_STORE_BUCKETS="warehouse",
+    )
+    catalog = dict(
+        store,
+        ICEBERG_REST_PORT=str(catalog_port),
+        ICEBERG_REST_DATA_DIR=str(workdir / "iceberg-rest"),
+        ICEBERG_REST_WAREHOUSE="s3://warehouse/iceberg",
+        ICEBERG_REST_S3_ENDPOINT=f"http://127.0.0.1:{store_port}",
+        ICEBERG_REST_S3_KEYS_DIR=str(workdir / "object-store" / "secrets"),
+    )
+    scripts = [
+        (REPO_ROOT / "scripts" / "object-store", store),
+        (REPO_ROOT / "scripts" / "iceberg-rest", catalog),
+    ]
+    started = []
+    try:
+        for script, env in scripts:
+            done = subprocess.run([str(script), "start"], env=env, capture_output=True, text=True)
+            if done.returncode != 0:
+                sys.exit(f"{script.name} start failed:\n{done.stdout}\n{done.stderr}")
+            started.append((script, env))
+        yield {
+            "LOADER_TABLE_FORMAT": "iceberg",
+            "LOADER_ICEBERG_CATALOG": "rest",
+            "LOADER_ICEBERG_REST_URI": f"http://127.0.0.1:{catalog_port}",
+            "LOADER_ICEBERG_REST_CREDENTIAL": "bench:any",
+            "LOADER_ICEBERG_VENDED_CREDENTIALS": "true",
+            "LOADER_S3_ENDPOINT": f"http://127.0.0.1:{store_port}",
+            "LOADER_S3_REGION": "us-east-1",
+            "LOADER_S3_PATH_STYLE": "true",
+        }
+    finally:
+        for script, env in reversed(started):
+            subprocess.run([str(script), "stop"], env=env, capture_output=True)
+
+
+@contextmanager
 def spark_cluster() -> Iterator[dict[str, str]]:
     """`scripts/cluster` (HDFS, Spark standalone with two workers, the metastore on PostgreSQL) in a data
     directory of its own, made with mode 755 so that PostgreSQL's system user reaches it under root; yields
