@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Literal
 
+from loader.runtime.spark_session import local_path
 from pipeline_client.secret_values import Secret
 
 CatalogKind = Literal["hive", "hadoop", "rest"]
@@ -145,7 +145,7 @@ def spark_catalog_conf(catalog: IcebergCatalog, name: str = SESSION_CATALOG) -> 
         f"{prefix}.type": catalog.kind,
     }
     if catalog.kind == "hadoop":
-        local = _local_path(catalog.warehouse)
+        local = local_path(catalog.warehouse)
         conf[f"{prefix}.warehouse"] = str(local.absolute()) if local is not None else catalog.warehouse
     if catalog.kind == "hive":
         conf.update(_metastore_conf(prefix))
@@ -193,12 +193,3 @@ def _object_store_conf(prefix: str, store: ObjectStore) -> dict[str, str]:
         conf[f"{prefix}.s3.access-key-id"] = store.access_key.reveal()
         conf[f"{prefix}.s3.secret-access-key"] = store.secret_key.reveal()
     return conf
-
-
-def _local_path(uri: str) -> Path | None:
-    """The local directory behind a warehouse URI, or None when it lives on a remote file system."""
-    if uri.startswith("file:"):
-        return Path("/" + uri.removeprefix("file:").lstrip("/"))
-    if "://" not in uri:
-        return Path(uri)
-    return None

@@ -22,6 +22,7 @@ from typing import IO, Protocol
 from py4j.protocol import Py4JJavaError
 
 from loader.planning.state_store import StateStore
+from loader.runtime.spark_session import local_path
 
 
 class LockHeld(RuntimeError):
@@ -118,7 +119,7 @@ class RunLock:
 
     def _local(self) -> Path | None:
         """The local lock file, or None for a lock on HDFS, an object store or in a catalog."""
-        return None if self.name else _local_path(self.location)
+        return None if self.name else local_path(self.location)
 
     @property
     def held(self) -> bool:
@@ -203,12 +204,3 @@ class RunLock:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
-
-
-def _local_path(location: str) -> Path | None:
-    """The local file behind a `file:` URI or a plain path; None on HDFS or an object store."""
-    if location.startswith("file:"):
-        return Path("/" + location.removeprefix("file:").lstrip("/"))
-    if "://" not in location:
-        return Path(location)
-    return None

@@ -159,8 +159,9 @@ LOCAL_IP_ENV = "SPARK_LOCAL_IP"  # the address Spark's web UI binds to (every in
 DRIVER_JIT = {"quick": ("-XX:TieredStopAtLevel=1",), "full": ()}
 
 
-def _local_path(uri: str) -> Path | None:
-    """The local directory behind a warehouse URI, or None when it lives on a remote file system."""
+def local_path(uri: str) -> Path | None:
+    """The local file or directory behind a `file:` URI or a plain path; None on a remote file system
+    (HDFS, an object store)."""
     if uri.startswith("file:"):
         return Path("/" + uri.removeprefix("file:").lstrip("/"))
     if "://" not in uri:
@@ -210,7 +211,7 @@ def embedded_metastore(warehouse: Path) -> EmbeddedMetastore:
 
 def legacy_metastore_notice(warehouse: str) -> str | None:
     """What to tell the owner of a lake whose embedded metastore still sits beside it (or None)."""
-    local = _local_path(warehouse)
+    local = local_path(warehouse)
     if local is None or not (chosen := embedded_metastore(local)).legacy:
         return None
     own = local.absolute() / EMBEDDED_METASTORE_DIR
@@ -331,7 +332,7 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
     master = _master(settings.master, submitted)
     if master:
         builder = builder.master(master)
-    local = _local_path(settings.warehouse_dir)
+    local = local_path(settings.warehouse_dir)
     conf = _session_conf(str(local.absolute()) if local is not None else settings.warehouse_dir)
     local_master = bool(master and master.startswith("local"))
     if local_master:
