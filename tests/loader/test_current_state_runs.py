@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import signal
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -172,6 +173,26 @@ def test_a_debezium_change_stream_is_mirrored_into_a_table_equal_to_the_source_r
         spark._jvm.org.apache.spark.sql.SparkSession.setActiveSession(spark._jsparkSession)
 
 
+def produce_round(
+    producer: Producer, topic: str, values: Callable[[Any], bytes], round_: int, offsets: dict[int, int]
+) -> list[KeyedChange]:
+    """Six changes of a kill test's round, keyed over 7 accounts in two partitions, every fourth a
+    tombstone; `offsets` (each partition's next offset) moves past them."""
+    changes = []
+    for i in range(6):
+        key = (round_ * 3 + i) % 7
+        value = None if (round_ + i) % 4 == 3 else {"owner": f"o{key}", "balance": round_ * 10 + i}
+        partition = key % 2
+        producer.produce(
+            topic, key=str(key).encode(), value=None if value is None else values(value), partition=partition
+        )
+        row = None if value is None else (value["owner"], value["balance"])
+        changes.append(KeyedChange(key, partition, offsets[partition], change_action(value is None), row))
+        offsets[partition] += 1
+    assert producer.flush(30) == 0
+    return changes
+
+
 @pytest.mark.timeout(1200)
 def test_killed_at_every_step_the_rerun_gives_the_table_computed_from_kafka(cli_harness: Harness) -> None:
     """`loader run` processes killed at each crash point (before the history append, between it and the
@@ -184,22 +205,7 @@ def test_killed_at_every_step_the_rerun_gives_the_table_computed_from_kafka(cli_
     produced: list[KeyedChange] = []
     offsets = {0: 0, 1: 0}
     for round_, point in enumerate(CURRENT_STATE_CRASH_POINTS):
-        for i in range(6):
-            key = (round_ * 3 + i) % 7
-            value = None if (round_ + i) % 4 == 3 else {"owner": f"o{key}", "balance": round_ * 10 + i}
-            partition = key % 2
-            producer.produce(
-                topic,
-                key=str(key).encode(),
-                value=None if value is None else values(value),
-                partition=partition,
-            )
-            row = None if value is None else (value["owner"], value["balance"])
-            produced.append(
-                KeyedChange(key, partition, offsets[partition], change_action(value is None), row)
-            )
-            offsets[partition] += 1
-        assert producer.flush(30) == 0
+        produced += produce_round(producer, topic, values, round_, offsets)
         done = cli_harness.run_cli(env={"LOADER_CRASH_AT": point})
         assert done.returncode == -signal.SIGKILL, f"{point}: {done.returncode}\n{done.stderr[-2000:]}"
     final = cli_harness.run_cli()
@@ -334,22 +340,7 @@ def test_without_history_killed_and_run_again_the_table_is_the_one_kafka_compute
     produced: list[KeyedChange] = []
     offsets = {0: 0, 1: 0}
     for round_, point in enumerate(NO_HISTORY_CRASH_POINTS):
-        for i in range(6):
-            key = (round_ * 3 + i) % 7
-            value = None if (round_ + i) % 4 == 3 else {"owner": f"o{key}", "balance": round_ * 10 + i}
-            partition = key % 2
-            producer.produce(
-                topic,
-                key=str(key).encode(),
-                value=None if value is None else values(value),
-                partition=partition,
-            )
-            row = None if value is None else (value["owner"], value["balance"])
-            produced.append(
-                KeyedChange(key, partition, offsets[partition], change_action(value is None), row)
-            )
-            offsets[partition] += 1
-        assert producer.flush(30) == 0
+        produced += produce_round(producer, topic, values, round_, offsets)
         done = cli_harness.run_cli(env={**no_history, "LOADER_CRASH_AT": point})
         assert done.returncode == -signal.SIGKILL, f"{point}: {done.returncode}\n{done.stderr[-2000:]}"
     final = cli_harness.run_cli(env=no_history)
