@@ -79,6 +79,7 @@ from loader_services import (
     http,
     kafka_broker,
     produce,
+    produce_keyed,
     register_versions,
     registry_server,
     rest_catalog_on_object_store,
@@ -691,26 +692,6 @@ CURRENT_VARIANTS = (
         {"current_state_topics": "current_keys", "current_state_history": False},
     ),
 )
-
-
-def produce_keyed(bootstrap: str, topic: str, values: list[bytes], keys: list[int]) -> None:
-    """One record per key in `keys`, in that order, its value one of `values` (round-robin)."""
-    from confluent_kafka import Producer
-
-    producer = Producer(
-        {"bootstrap.servers": bootstrap, "linger.ms": 50, "batch.size": 1_000_000, "compression.type": "lz4"}
-    )
-    for i, key in enumerate(keys):
-        while True:
-            try:
-                producer.produce(topic, key=b"k%d" % key, value=values[i % len(values)])
-                break
-            except BufferError:
-                producer.poll(0.1)
-        if i % 10_000 == 0:
-            producer.poll(0)
-    if producer.flush(120):
-        sys.exit("the producer could not deliver every record")
 
 
 def table_files(bench: Bench, table: str) -> tuple[int, int]:

@@ -15,7 +15,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -280,19 +280,35 @@ def produce(
     """`count` records round-robin over `values`; with `keys_and_headers`, each with a text key (a
     member id) and two headers, as instrumented applications send them; with `spread_over_ms`, their
     timestamps evenly over that many milliseconds up to now, in order (a quiet topic's retention)."""
-    producer = Producer(
-        {"bootstrap.servers": bootstrap, "linger.ms": 50, "batch.size": 1_000_000, "compression.type": "lz4"}
-    )
     start_ms = int(time.time() * 1000) - spread_over_ms
-    for i in range(count):
+
+    def record(i: int) -> dict[str, Any]:
         extra: dict[str, Any] = (
             {"key": str(i % 50_000).encode(), "headers": HEADERS} if keys_and_headers else {}
         )
         if spread_over_ms:
             extra["timestamp"] = start_ms + i * spread_over_ms // count
+        return {"value": values[i % len(values)], **extra}
+
+    produce_records(bootstrap, topic, (record(i) for i in range(count)))
+
+
+def produce_keyed(bootstrap: str, topic: str, values: list[bytes], keys: list[int]) -> None:
+    """One record per key in `keys`, in that order (key `k<n>`), its value one of `values` (round-robin)."""
+    records = ({"key": b"k%d" % key, "value": values[i % len(values)]} for i, key in enumerate(keys))
+    produce_records(bootstrap, topic, records)
+
+
+def produce_records(bootstrap: str, topic: str, records: Iterable[dict[str, Any]]) -> None:
+    """Each record (the keyword arguments of `Producer.produce`: value, key, headers, timestamp) to
+    `topic`, batched and compressed, waiting whenever the producer's buffer is full."""
+    producer = Producer(
+        {"bootstrap.servers": bootstrap, "linger.ms": 50, "batch.size": 1_000_000, "compression.type": "lz4"}
+    )
+    for i, fields in enumerate(records):
         while True:
             try:
-                producer.produce(topic, value=values[i % len(values)], **extra)
+                producer.produce(topic, **fields)
                 break
             except BufferError:
                 producer.poll(0.1)
