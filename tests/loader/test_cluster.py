@@ -33,7 +33,7 @@ from tests.fixtures.ports import free_port, this_workers_block
 from tests.loader.harness import REPO_ROOT, Harness, record_schema
 from tests.loader.test_many_tables_writer import group_rows
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first]
 
 EVENT = record_schema("ClusterEvent", [{"name": "id", "type": "long"}, {"name": "url", "type": "string"}])
 APP_NAME = "kafka-table-loader"
@@ -146,48 +146,6 @@ def test_the_cluster_listens_on_the_test_workers_own_ports(cluster: Cluster) -> 
     assert cluster.metastore_uri.endswith(f":{chosen['CLUSTER_METASTORE_PORT']}")
 
 
-@pytest.mark.parametrize("table_format", ["hive", "iceberg"])
-def test_loader_submitted_to_a_cluster_writes_hdfs_through_the_postgres_metastore(
-    cluster: Cluster, kafka_broker: KafkaBroker, registry_url: str, table_format: str, tmp_path: Path
-) -> None:
-    harness = Harness(
-        kafka=kafka_broker, registry_url=registry_url, warehouse=Path("unused"), table_format=table_format
-    )
-    topic = harness.topic(partitions=2)
-    harness.produce(topic, EVENT, [{"id": i, "url": f"/p/{i}"} for i in range(20)])
-    apps_before = len(applications(cluster))
-
-    done = submit(cluster, harness, tmp_path)
-
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-5000:]
-    # The run was an application of the cluster's master (its executors ran in the workers), not a
-    # local Spark of the driver's own.
-    loader_apps = [app for app in applications(cluster) if app["name"] == APP_NAME]
-    assert len(applications(cluster)) == apps_before + 1 and loader_apps, applications(cluster)
-    table = f"{harness.database}.{table_name(topic)}"
-    state = f"{cluster.warehouse}/_loader_state/{harness.database}"
-    out = read_back(
-        cluster,
-        table_format,
-        f"""
-        print("ROWS", sorted(tuple(r) for r in spark.sql("SELECT id, url FROM {table}").collect()))
-        print("LOCATION", spark.sql("DESCRIBE FORMATTED {table}").where("col_name = 'Location'").first()[1])
-        jvm = spark.sparkContext._jvm
-        path = jvm.org.apache.hadoop.fs.Path({state!r})
-        fs = path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
-        print("STATE", sorted(status.getPath().getName() for status in fs.listStatus(path)))
-        """,
-    )
-    assert f"ROWS {[(i, f'/p/{i}') for i in range(20)]}" in out, out
-    assert f"LOCATION {cluster.warehouse}/{harness.database}.db/" in out, out
-    state_line = next(line for line in out.splitlines() if line.startswith("STATE "))
-    assert state_line != "STATE []", out
-
-    audited = submit(cluster, harness, tmp_path, command="audit")
-    assert audited.returncode == 0, audited.stdout[-3000:] + audited.stderr[-3000:]
-    assert "clean" in audited.stdout, audited.stdout
-
-
 def spark_api(ui_port: int, path: str) -> Any:
     """A page of the driver's REST API (`/api/v1/...`) on its UI port."""
     with urllib.request.urlopen(f"http://127.0.0.1:{ui_port}/api/v1/{path}", timeout=5) as response:
@@ -257,7 +215,10 @@ def test_killed_driver_and_executor_lose_nothing_and_load_nothing_twice(
     """The driver is killed in the middle of its commit; the run after `loader unlock` has one of its
     executors killed while that executor runs a task: the driver's REST API (on a UI port of the test's
     choosing) names an executor with an active task, its JVM is found by its working directory, and the
-    run's event log shows afterwards that a task was lost with it (else the kill proved nothing)."""
+    run's event log shows afterwards that a task was lost with it (else the kill proved nothing). That
+    run is an application of the cluster's master; another Spark application reads its rows through the
+    PostgreSQL metastore, finds the table under the HDFS warehouse and the loader's state on HDFS, and
+    `loader audit` finds the lake clean."""
     harness = Harness(
         kafka=kafka_broker, registry_url=registry_url, warehouse=Path("unused"), table_format=table_format
     )
@@ -284,6 +245,7 @@ def test_killed_driver_and_executor_lose_nothing_and_load_nothing_twice(
         "spark.eventLog.dir": event_log_dir.as_uri(),
         "spark.eventLog.compress": "false",
     }
+    apps_before = len(applications(cluster))
     run = subprocess.Popen(
         submit_command(cluster, harness, "run", watch), cwd=tmp_path, env=submit_env(),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -307,22 +269,37 @@ def test_killed_driver_and_executor_lose_nothing_and_load_nothing_twice(
     assert executor_id in tasks_lost_with_their_executor(event_log_dir), (
         "the executor was killed between tasks"
     )
+    # The run was an application of the cluster's master (its executors ran in the workers), not a local
+    # Spark of the driver's own.
+    loader_apps = [app for app in applications(cluster) if app["name"] == APP_NAME]
+    assert len(applications(cluster)) == apps_before + 1 and loader_apps, applications(cluster)
 
     total = 30 + BIG_BATCH
     table = f"{harness.database}.{table_name(topic)}"
+    state = f"{cluster.warehouse}/_loader_state/{harness.database}"
     read = read_back(
         cluster,
         table_format,
         f"""
         row = spark.sql(
             "SELECT count(*), count(DISTINCT id), min(id), max(id),"
-            " count(DISTINCT _kafka_partition, _kafka_offset) FROM {table}"
+            " count(DISTINCT _kafka_partition, _kafka_offset),"
+            " count_if(url = concat('/p/', CAST(id AS STRING))) FROM {table}"
         ).first()
         print("ROWS", tuple(row))
+        print("LOCATION", spark.sql("DESCRIBE FORMATTED {table}").where("col_name = 'Location'").first()[1])
+        jvm = spark.sparkContext._jvm
+        path = jvm.org.apache.hadoop.fs.Path({state!r})
+        fs = path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
+        print("STATE", sorted(status.getPath().getName() for status in fs.listStatus(path)))
         """,
     )
-    # Exactly the ids produced, each once, from as many distinct Kafka offsets: none lost, none twice.
-    assert f"ROWS {(total, total, 0, total - 1, total)}" in read, read
+    # Exactly the ids produced, each once with its url, from as many distinct Kafka offsets: none lost,
+    # none twice.
+    assert f"ROWS {(total, total, 0, total - 1, total, total)}" in read, read
+    assert f"LOCATION {cluster.warehouse}/{harness.database}.db/" in read, read
+    state_line = next(line for line in read.splitlines() if line.startswith("STATE "))
+    assert state_line != "STATE []", read
     audited = submit(cluster, harness, tmp_path, command="audit")
     assert audited.returncode == 0, audited.stdout[-3000:] + audited.stderr[-3000:]
     assert "clean" in audited.stdout, audited.stdout

@@ -21,7 +21,7 @@ from tests.infrastructure.test_hive_metastore_service import run_spark
 from tests.loader.harness import Harness, committed_offsets, record_schema
 from tests.loader.test_run_process import start_cli
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first]
 
 EVENT = record_schema("Visit", [{"name": "n", "type": "long", "doc": "Sequence number."}])
 

@@ -19,7 +19,7 @@ from loader.schema.naming import table_name
 from tests.fixtures.hive_metastore import HiveMetastore
 from tests.loader.harness import REPO_ROOT, Harness, record_schema
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first]
 
 EVENT = record_schema("Reading", [{"name": "n", "type": "long"}, {"name": "sensor", "type": "string"}])
 

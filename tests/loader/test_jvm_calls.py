@@ -1,9 +1,16 @@
 """The driver's Py4J connections with Nagle's algorithm off (`loader.runtime.jvm_calls`), on a real Spark JVM:
-the calling thread's connection and every connection a Python thread opens later."""
+the calling thread's connection and every connection a Python thread opens later.
+
+A thread's connection is found through the gateway's callback client, which PySpark replaces when it
+starts its callback server (a current-state merge starts it, `loader.formats.iceberg_current`); a
+connection keeps the client it was opened with. So each check runs in a Python thread of its own, whose
+connection is opened after whatever ran before in the test session."""
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import pytest
 from pyspark.sql import SparkSession
@@ -13,29 +20,39 @@ from loader.runtime.jvm_calls import answer_without_delay
 
 pytestmark = pytest.mark.integration
 
+T = TypeVar("T")
 
-def no_delay_of_this_thread(spark: SparkSession) -> bool:
-    """Whether the JVM's socket of the calling Python thread's connection has TCP_NODELAY."""
+
+def this_thread_s_socket(spark: SparkSession) -> Any:
+    """The JVM's socket of the calling Python thread's connection (PySpark opens one per thread)."""
     gateway = spark.sparkContext._gateway
     assert gateway is not None
     connection = gateway.java_gateway_server.getCallbackClient().getPerThreadConnection()
-    return bool(connection.getSocket().getTcpNoDelay())
+    assert connection is not None, "this thread's connection was opened before the callback client"
+    return connection.getSocket()
 
 
-def in_new_thread(spark: SparkSession) -> bool:
-    """`no_delay_of_this_thread` in a Python thread of its own: PySpark opens it a connection."""
-    found: list[bool] = []
-    thread = threading.Thread(target=lambda: found.append(no_delay_of_this_thread(spark)))
+def in_new_thread(body: Callable[[], T]) -> T:
+    """`body` in a Python thread of its own, hence on a connection of its own."""
+    found: list[T] = []
+    thread = threading.Thread(target=lambda: found.append(body()))
     thread.start()
     thread.join()
+    assert found, "the thread failed"
     return found[0]
 
 
-def test_this_thread_s_connection_and_every_later_one_answer_at_once(spark: SparkSession) -> None:
+def test_the_calling_thread_s_connection_and_every_later_one_answer_at_once(spark: SparkSession) -> None:
     server = spark.sparkContext._gateway.java_gateway_server  # type: ignore[union-attr]
-    assert answer_without_delay(spark) is True
-    assert no_delay_of_this_thread(spark) is True
-    assert in_new_thread(spark) is True
+
+    def install_on_a_connection_with_nagle() -> tuple[bool, bool, bool]:
+        socket = this_thread_s_socket(spark)
+        socket.setTcpNoDelay(False)  # as a connection opened before the listener has it
+        before = bool(socket.getTcpNoDelay())
+        return before, answer_without_delay(spark), bool(socket.getTcpNoDelay())
+
+    assert in_new_thread(install_on_a_connection_with_nagle) == (False, True, True)
+    assert in_new_thread(lambda: bool(this_thread_s_socket(spark).getTcpNoDelay())) is True
     assert answer_without_delay(spark) is True  # again: one listener, not two
     assert sum("NoDelayConnections" in str(listener) for listener in server.getListeners()) == 1
 

@@ -21,7 +21,7 @@ import pytest
 
 from loader.runtime.spark_session import LOCAL_IP_ENV
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 

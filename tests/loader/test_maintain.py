@@ -32,7 +32,7 @@ from tests.fixtures.hive_metastore import HiveMetastore
 from tests.infrastructure.test_hive_metastore_service import SESSION
 from tests.loader.harness import REPO_ROOT, Harness, record_schema
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first]
 
 EVENT = record_schema("Visit", [{"name": "n", "type": "long"}, {"name": "page", "type": "string"}])
 

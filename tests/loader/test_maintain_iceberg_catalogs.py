@@ -29,7 +29,7 @@ from tests.fixtures.ports import free_port
 from tests.fixtures.rest_catalog import RestCatalogService
 from tests.loader.harness import Harness, record_schema
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first]
 
 EVENT = record_schema("Reading", [{"name": "n", "type": "long"}, {"name": "sensor", "type": "string"}])
 RUNS = 6  # loads into the closed day, a data file each

@@ -18,7 +18,7 @@ from loader.schema.naming import table_name
 from tests.fixtures.monitoring import TEST_THRESHOLDS, Prometheus, Pushgateway
 from tests.loader.harness import Harness, record_schema
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first]
 
 EVENT = record_schema("Reading", [{"name": "n", "type": "long", "doc": "Sequence number."}])
 

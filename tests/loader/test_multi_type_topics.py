@@ -29,7 +29,7 @@ from loader.schema.naming import table_name
 from tests.loader.harness import Harness, committed_offsets
 from tests.loader.test_run_process import killed_runs
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first]
 
 STRATEGIES = {
     "record": record_subject_name_strategy,

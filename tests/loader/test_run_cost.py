@@ -21,7 +21,7 @@ from loader.schema.naming import table_name
 from tests.fixtures.ports import free_port
 from tests.loader.harness import Harness, record_schema
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first]
 
 V1 = record_schema("Reading", [{"name": "n", "type": "long"}])
 V2 = record_schema(

@@ -22,7 +22,7 @@ from loader.planning.state_store import StateStore
 from loader.report import EXIT_LOCKED
 from tests.loader.harness import Harness, record_schema
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first]
 
 EVENT = record_schema("Tick", [{"name": "n", "type": "long", "doc": "Sequence number."}])
 

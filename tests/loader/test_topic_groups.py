@@ -25,7 +25,7 @@ from loader.runtime.spark_session import interpreted_session
 from loader.schema.naming import table_name
 from tests.loader.harness import Harness, record_schema
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first]
 
 VIEW = record_schema("View", [{"name": "member_id", "type": "int"}, {"name": "url", "type": "string"}])
 ORDER = record_schema("Order", [

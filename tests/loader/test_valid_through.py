@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from pyspark.sql import SparkSession
@@ -69,6 +70,8 @@ def test_a_commit_records_valid_through_and_status_shows_it(
         assert shown.valid_through == loaded.valid_through and shown.tables == [table]
         assert json.loads(found.to_json())["topics"][0]["valid_through"] == loaded.valid_through
 
+        # Valid-through is a run's start in whole seconds: the next run starts in a later second.
+        time.sleep(max(0.0, through.timestamp() + 1 - time.time()))
         caught_up = harness.run(session)
         assert caught_up.exit_code == 0 and caught_up.topics[0].remaining == 0
         newer = caught_up.topics[0].valid_through

@@ -17,7 +17,7 @@ from loader.report import EXIT_FAILED
 from loader.schema.naming import table_name
 from tests.loader.harness import Harness, committed_offsets, record_schema
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first]
 
 EVENT = record_schema(
     "Page",

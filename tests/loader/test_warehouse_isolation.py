@@ -17,7 +17,7 @@ from loader.schema.naming import table_name
 from loader.warehouse_layout import WarehouseMismatch
 from tests.loader.harness import Harness, record_schema
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first]
 
 EVENT = record_schema("Order", [{"name": "id", "type": "long"}])
 

@@ -19,6 +19,8 @@ import requests
 from tests.fixtures.registry_server import RegistryProcess
 from tests.registry.api.helpers import record
 
+pytestmark = pytest.mark.scheduled_first
+
 CHECKS = ",".join(
     [
         "not_a_server_error",
