@@ -36,6 +36,8 @@ CLASSPATH_ENV = (*CONF_DIR_ENV, DIST_CLASSPATH_ENV)
 DUMP_TIMEOUT_S = 300.0
 # A pending archive this old was left by a run killed while its JVM wrote it.
 ABANDONED_AFTER_S = 24 * 3600.0
+# Another run's pending archive written to within this long: a JVM is writing it (see `being_written`).
+WRITING_WITHIN_S = DUMP_TIMEOUT_S
 # An archive no run has used for this long was written for a Java, Spark or setting since replaced.
 UNUSED_AFTER_S = 7 * 24 * 3600.0
 
@@ -140,6 +142,24 @@ class ClassArchive:
 
     def missing(self) -> bool:
         return not self.path.is_file()
+
+    def being_written(self, now: float | None = None) -> bool:
+        """Whether another run's JVM is writing this archive: a pending archive of the same key, not this
+        process's, written to within `WRITING_WITHIN_S`. A run killed before its end leaves its JVM behind,
+        which exits as the run's process is gone and writes its archive then, a pending one that nobody
+        moves into place; a run that wrote one more beside it would take another 15 to 40 s of a CPU, and
+        runs killed one after another (a test's kill at every step, a deployment killed by its timeout)
+        each did, side by side with the next run."""
+        now = time.time() if now is None else now
+        for pending in self.directory.glob(f"driver-{self.key}.jsa.*.pending"):
+            if pending == self.pending:
+                continue
+            try:
+                if now - pending.stat().st_mtime < WRITING_WITHIN_S:
+                    return True
+            except OSError:
+                continue  # moved into place or removed meanwhile
+        return False
 
     def prepare(self) -> None:
         """Makes the directory, marks this configuration's archive as used (its modification time), and

@@ -155,8 +155,11 @@ V1_SOURCES = "spark.sql.sources.useV1SourceList"
 LOCAL_IP_ENV = "SPARK_LOCAL_IP"  # the address Spark's web UI binds to (every interface without it)
 
 # The driver JVM's JIT: `quick` stops at C1, the JVM's quick compiler (`-XX:TieredStopAtLevel=1`);
-# `full` leaves the JVM's own tiered compilation. See `driver_java_options`.
-DRIVER_JIT = {"quick": ("-XX:TieredStopAtLevel=1",), "full": ()}
+# `full` leaves the JVM's own tiered compilation. See `driver_java_options`. With C1 alone the JVM would
+# keep 48 MB for compiled code instead of the tiered JIT's 240 MB; Spark's code fills 48 MB within a
+# short run, and the JVM then stops compiling, or fails where it must (a method handle's intrinsic). The
+# space is reserved, not used: what is compiled is what takes memory.
+DRIVER_JIT = {"quick": ("-XX:TieredStopAtLevel=1", "-XX:ReservedCodeCacheSize=240m"), "full": ()}
 
 
 def local_path(uri: str) -> Path | None:
@@ -308,16 +311,26 @@ def _session_conf(warehouse_dir: str) -> dict[str, str]:
     }
 
 
-def _metastore_conf(metastore_uri: str | None, local: Path | None, java_options: list[str]) -> dict[str, str]:
+def remote_warehouse_refusal(warehouse: str) -> str:
+    """Why a session without a metastore URI cannot have `warehouse` (not a local directory), and what to
+    give instead."""
+    return (
+        f"the warehouse {warehouse} is not a local directory, which the embedded Derby metastore needs: "
+        "with a remote warehouse, pass the metastore URI (thrift://...). Under an Iceberg REST catalog "
+        "the warehouse holds only that metastore, none of the catalog's tables: keep it on a local "
+        'disk, and the loader\'s state on the object store with state-dir = "s3://..."'
+    )
+
+
+def _metastore_conf(
+    metastore_uri: str | None, warehouse: str, local: Path | None, java_options: list[str]
+) -> dict[str, str]:
     """The metastore's settings: a Thrift URI, or an embedded Derby metastore beside a local warehouse
     (its home passed to the driver JVM in `java_options`)."""
     if metastore_uri:
         return {"spark.hadoop.hive.metastore.uris": metastore_uri}
     if local is None:
-        raise ValueError(
-            "an embedded Derby metastore needs a local warehouse directory; "
-            "with a remote warehouse, pass the metastore URI (thrift://...)"
-        )
+        raise ValueError(remote_warehouse_refusal(warehouse))
     metastore = embedded_metastore(local)
     metastore.home.mkdir(parents=True, exist_ok=True)
     java_options.append(f"-Dderby.system.home={metastore.home}")
@@ -352,9 +365,11 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
         class_path = driver_class_path(class_path, jars, spark_home() / "jars")
     archive = class_archive_for(settings, class_path) if starts_jvm and settings.class_archive_dir else None
     writing_archive = archive is not None and archive.missing()
+    if archive is not None and writing_archive and archive.being_written():
+        archive, writing_archive = None, False  # another run's JVM writes it: this one starts without
     if archive is not None:
         java_options += archive.java_options(writing_archive)
-    conf.update(_metastore_conf(settings.metastore_uri, local, java_options))
+    conf.update(_metastore_conf(settings.metastore_uri, settings.warehouse_dir, local, java_options))
     scratch = make_scratch_directory()
     if starts_jvm and not any(option.startswith("-Djava.io.tmpdir=") for option in java_options):
         # The JVM's own temporary files (a local Spark's `blockmgr-*` and `spark-*` directories, native

@@ -12,6 +12,7 @@ import pytest
 from loader.runtime.driver_class_archive import (
     ABANDONED_AFTER_S,
     UNUSED_AFTER_S,
+    WRITING_WITHIN_S,
     ClassArchive,
     archive_key,
     archive_refused_by,
@@ -74,6 +75,23 @@ def test_pending_archives_of_killed_runs_are_removed_after_a_day(tmp_path: Path)
     assert not old.exists()
     assert recent.exists()  # perhaps a JVM still writing it
     assert kept.exists()  # an archive in use is never removed
+
+
+def test_an_archive_another_run_s_jvm_is_writing_is_not_written_again(tmp_path: Path) -> None:
+    archive = ClassArchive(tmp_path, "k1", pid=4)
+    assert not archive.being_written()  # nothing pending: this run writes it
+    archive.pending.write_bytes(b"x")
+    assert not archive.being_written()  # its own pending archive is not another run's
+    other_key = ClassArchive(tmp_path, "k2", pid=5).pending
+    other_key.write_bytes(b"x")
+    assert not archive.being_written()  # another configuration's archive is another file
+    killed = ClassArchive(tmp_path, "k1", pid=6).pending  # a killed run's JVM, writing at its exit
+    killed.write_bytes(b"x")
+    assert archive.being_written()
+    # Written to long enough ago: that JVM is done or gone, and a run writes the archive again.
+    assert not archive.being_written(now=killed.stat().st_mtime + WRITING_WITHIN_S + 1)
+    killed.unlink()  # moved into place (or removed) meanwhile
+    assert not archive.being_written()
 
 
 def test_archives_of_other_configurations_unused_for_a_week_are_removed(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from loader.formats import GROUP_MEMBER, GROUP_TIMESTAMP, group_rows_column
+from loader.runtime.java_values import java_ints, java_strings
 from loader.runtime.spark_session import loader_class
 from loader.schema.partitioning import Granularity, partition_columns, partition_values
 
@@ -97,10 +98,10 @@ def write_tables(
     written = writer.write(
         spark._jsparkSession,
         laid_out._jdf,
-        _strings(spark, [laid_out.schema[m].dataType.json() for m in members]),
-        _strings(spark, directories),
-        _strings(spark, partitions),
-        _ints(spark, buffer_sizes),
+        java_strings(spark, [laid_out.schema[m].dataType.json() for m in members]),
+        java_strings(spark, directories),
+        java_strings(spark, partitions),
+        java_ints(spark, buffer_sizes),
         MAX_OPEN_FILES_PER_TASK if max_open_files is None else max_open_files,
     )
     return [WrittenFile(int(f["member"]), str(f["path"]), int(f["rows"])) for f in json.loads(written)]
@@ -118,20 +119,3 @@ def write_table(
     )
     written = write_tables(spark, laid_out, [directory], granularity)
     return sorted(f.path for f in written)
-
-
-def _strings(spark: SparkSession, values: list[str]):  # type: ignore[no-untyped-def]
-    return _java_array(spark, spark._jvm.String, values)
-
-
-def _ints(spark: SparkSession, values: list[int]):  # type: ignore[no-untyped-def]
-    return _java_array(spark, spark._jvm.int, values)
-
-
-def _java_array(spark: SparkSession, element_type, values: list):  # type: ignore[no-untyped-def]
-    gateway = spark.sparkContext._gateway
-    assert gateway is not None
-    array = gateway.new_array(element_type, len(values))
-    for i, value in enumerate(values):
-        array[i] = value
-    return array

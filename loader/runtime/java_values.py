@@ -1,0 +1,27 @@
+"""Python values as the Java ones a Py4J call takes where Py4J's own conversion does not: arrays (Py4J
+turns a Python list into a `java.util.List`, and a Java method with a `String...` parameter takes an
+array)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyspark.sql import SparkSession
+
+
+def java_array(spark: SparkSession, element_type: Any, values: list[Any]) -> Any:
+    """A Java array of `element_type` (`spark._jvm.String`, `spark._jvm.int`) holding `values`."""
+    gateway = spark.sparkContext._gateway
+    assert gateway is not None
+    array = gateway.new_array(element_type, len(values))
+    for i, value in enumerate(values):
+        array[i] = value
+    return array
+
+
+def java_strings(spark: SparkSession, values: list[str]) -> Any:
+    return java_array(spark, spark._jvm.String, values)
+
+
+def java_ints(spark: SparkSession, values: list[int]) -> Any:
+    return java_array(spark, spark._jvm.int, values)
