@@ -264,13 +264,14 @@ def unlock(config: Path | None, yes: bool, **flags: Any) -> None:
             return
     from loader import job
     from loader.formats.catalog_lock import catalog_lock_files
-    from loader.planning.state_store import StateStore
+    from loader.formats.lookup import open_state
 
     spark = job.spark_for(settings)
     try:
         kept = False
-        if not lock.is_local:
-            lock.store = StateStore(spark, settings.state_location)
+        store = open_state(spark, settings.state_location, settings.iceberg)
+        if not lock.is_local and store.atomic_create:  # on an object store, the catalog's lock is the lock
+            lock.store = store
             kept |= not _remove_if_left_behind(lock, yes, console)
         if files := catalog_lock_files(spark, settings.iceberg, settings.database):
             kept |= not _remove_if_left_behind(

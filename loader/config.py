@@ -31,9 +31,15 @@ from pydantic.dataclasses import dataclass as model
 from loader.formats.catalog_settings import CatalogInputs
 from loader.formats.iceberg_catalogs import CatalogAccess, CatalogKind, IcebergCatalog, spark_catalog_conf
 from loader.formats.iceberg_catalogs import check as check_catalog
+from loader.formats.object_store_files import S3_SCHEMES, kept_on_object_store
 from loader.reading.kafka_security import KafkaSecurity
 from loader.reading.security_settings import SecurityInputs
-from loader.runtime.spark_session import installed_spark_version, object_store_jars
+from loader.runtime.spark_session import (
+    installed_spark_version,
+    local_path,
+    object_store_jars,
+    remote_warehouse_refusal,
+)
 from loader.runtime.spark_versions import iceberg_refusal
 from loader.schema.partitioning import Granularity
 from loader.setting_fields import (
@@ -433,11 +439,24 @@ class LoaderSettings:
                 "the REST catalog and object store settings are for Iceberg tables (table-format = iceberg)"
             )
         check_catalog(self.iceberg)  # raises for a catalog description that cannot work
-        if self.iceberg_catalog == "rest" and self.state_location.startswith(OBJECT_STORE_SCHEMES):
+        if self.table_format == "hive" and (
+            self.warehouse.startswith(OBJECT_STORE_SCHEMES)
+            or self.state_location.startswith(OBJECT_STORE_SCHEMES)
+        ):
             raise ValueError(
-                f"the loader's state directory {self.state_location} is on an object store, where its run "
-                "lock and manifests are not atomic: with a REST catalog, give warehouse (or state-dir) on a "
-                "local disk or HDFS (the tables are where the catalog keeps them)"
+                "Hive tables are not loaded onto an object store: a Hive commit moves each file into "
+                "place by renaming it, which an object store does as a copy that readers can see half "
+                "done, and the run lock there is not atomic. Load Iceberg tables instead (--table-format "
+                'iceberg), through a REST catalog (--iceberg-catalog rest; see "Iceberg catalogs and '
+                'object stores")'
+            )
+        state = self.state_location
+        on_another_store = state.startswith(OBJECT_STORE_SCHEMES) and not state.startswith(S3_SCHEMES)
+        if self.iceberg.keeps_locations and on_another_store:
+            raise ValueError(
+                f"the loader's state directory {self.state_location} is on an object store the loader "
+                "writes its state to only on S3 (s3://): give warehouse (or state-dir) on S3, a local disk "
+                "or HDFS"
             )
         return self
 
@@ -454,6 +473,12 @@ class LoaderSettings:
         return spark_catalog_conf(self.iceberg) if self.table_format == "iceberg" else {}
 
     @property
+    def state_files_on_object_store(self) -> bool:
+        """Whether the state directory is written through Iceberg's S3FileIO (`loader.formats.lookup.
+        open_state`): on S3, for a REST catalog's run, whose lock the catalog keeps."""
+        return kept_on_object_store(self.state_location, self.iceberg)
+
+    @property
     def state_location(self) -> str:
         return self.state_dir or f"{self.warehouse.rstrip('/')}/_loader_state/{self.database}"
 
@@ -464,7 +489,10 @@ class LoaderSettings:
         path against its own. The values alone were checked when the settings were made."""
         if self.table_format == "iceberg" and (refusal := iceberg_refusal(installed_spark_version())):
             raise ValueError(refusal)
-        if self.table_format == "iceberg" and self.catalog_access.object_store and not object_store_jars():
+        if not self.metastore_uri and local_path(self.warehouse) is None:
+            raise ValueError(remote_warehouse_refusal(self.warehouse))  # as the session would, later
+        on_object_store = self.catalog_access.object_store or self.state_files_on_object_store
+        if self.table_format == "iceberg" and on_object_store and not object_store_jars():
             raise ValueError(
                 "Iceberg tables on an object store need Iceberg's AWS bundle beside its Spark runtime: "
                 "scripts/fetch-jars fetches both (or put iceberg-aws-bundle on Spark's class path)"

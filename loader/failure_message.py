@@ -26,12 +26,20 @@ def places_of(settings: LoaderSettings) -> Places:
 @dataclass(frozen=True)
 class Committed:
     """What a failed run left committed: nothing of its own; other topics' records (a topic failed, the
-    rest loaded); or its commit, whose partitions were not all registered yet."""
+    rest loaded); its commit, whose partitions were not all registered yet; or its tables' own commits."""
 
     others: bool = False
     unregistered: int | None = None  # set: the run's (or an earlier run's) commit is not complete
+    # The run's tables committed its rows themselves (Iceberg snapshots that name their offsets), and the
+    # run stopped before its manifest.
+    in_tables: bool = False
 
     def describe(self) -> str:
+        if self.in_tables:
+            return (
+                "the loaded tables' own commits stay (each names the offsets it holds): the next run loads "
+                "the rest and nothing twice"
+            )
         if self.unregistered is not None:
             return (
                 f"committed; {self.unregistered} partition(s) not yet registered; the next run registers them"

@@ -28,11 +28,11 @@ from loader.failure_trace import log_trace
 from loader.fault_injection import crash_point
 from loader.formats import TableFormat
 from loader.formats.catalog_lock import CatalogUnavailable, catalog_lock_files
-from loader.formats.lookup import FormatPlace, open_format
+from loader.formats.lookup import FormatPlace, open_format, open_state
 from loader.observability.phases import PhaseClock
 from loader.operations.lock import LockHeld, RunLock, Unlock, unlock_decision
 from loader.planning.commit_protocol import CommitLog, CompletionPending
-from loader.planning.state_store import StateStore
+from loader.planning.state_store import StateFiles
 from loader.reading.kafka_access import java_refusal
 from loader.reading.topic_read import KafkaRead
 from loader.report import EXIT_BAD_RECORDS, EXIT_FAILED, EXIT_LOCKED, EXIT_SIGNALLED, RunReport
@@ -70,7 +70,7 @@ def run_until_caught_up(
     """Runs the load, and with `until_caught_up` again while the per-partition bound left records in
     Kafka (each run its own commit), under one lock; stops at the first run that fails."""
     console = console or Console(stderr=True)
-    store = StateStore(spark, settings.state_location)
+    store = open_state(spark, settings.state_location, settings.iceberg)
     lock = lock or RunLock(settings.state_location, store)
     lock.store = store
     # A catalog that places its tables itself keeps the database's own lock, for loaders that do not
@@ -78,7 +78,7 @@ def run_until_caught_up(
     files = catalog_lock_files(spark, settings.iceberg, settings.database)
     held_in_catalog = RunLock(settings.state_location, files, files.location) if files else None
     try:
-        if not lock.held:
+        if not lock.held and store.atomic_create:  # else the catalog's lock is the lock
             lock.acquire()
         if held_in_catalog is not None:
             _take_over_if_left_by_the_dead(held_in_catalog, console)
@@ -98,8 +98,21 @@ def run_until_caught_up(
             console.print(f"committed run {len(reports)}; {behind} offset(s) left to load: going on")
     finally:
         if held_in_catalog is not None:
-            held_in_catalog.release()
+            release_or_say(held_in_catalog, console)
         lock.release()
+
+
+class TablesCommitted(RuntimeError):
+    """The run stopped at its commit step after its tables committed its rows themselves."""
+
+
+def release_or_say(lock: RunLock, console: Console) -> None:
+    """Releases a lock kept in the catalog; one the catalog does not let go (it does not answer) stays,
+    and the command says so, keeping its own outcome: what it committed is committed either way."""
+    try:
+        lock.release()
+    except CatalogUnavailable as left:
+        console.print(f"[yellow]note:[/] {left}")
 
 
 def _take_over_if_left_by_the_dead(lock: RunLock, console: Console) -> None:
@@ -126,7 +139,7 @@ def _new_report(settings: LoaderSettings) -> RunReport:
 
 
 def _run_once(
-    settings: LoaderSettings, spark: SparkSession, store: StateStore, console: Console
+    settings: LoaderSettings, spark: SparkSession, store: StateFiles, console: Console
 ) -> RunReport:
     started = time.monotonic()
     report = _new_report(settings)
@@ -146,6 +159,10 @@ def _run_once(
         report.error, report.exit_code = stopped(
             exc, places_of(settings), Committed(unregistered=exc.unregistered)
         )
+    except TablesCommitted as exc:  # before the manifest, after tables that commit themselves took rows
+        log_trace("the run stopped before its manifest", exc)
+        cause = exc.__cause__ if isinstance(exc.__cause__, Exception) else exc
+        report.error = stopped(cause, places_of(settings), Committed(in_tables=True))[0]
     except Exception as exc:  # the run stops; what was committed stays, the rest is redone next time
         log_trace("the run stopped", exc)
         report.error = java_refusal(str(exc)) or stopped(exc, places_of(settings), Committed())[0]
@@ -161,12 +178,12 @@ def _run_once(
 
 
 def _load(
-    settings: LoaderSettings, spark: SparkSession, store: StateStore, report: RunReport, console: Console
+    settings: LoaderSettings, spark: SparkSession, store: StateFiles, report: RunReport, console: Console
 ) -> None:
     # Before a committed run is completed or anything staged, the database must be in this warehouse. A
     # quiet run (nothing to complete, no topic to load) makes no metastore call at all: the claim is the
     # run's first one, and with the embedded metastore that first call starts it (about 2 s of a 7 s run).
-    claim = functools.cache(lambda: claim_database(spark, store, settings.warehouse, settings.database))
+    claim = functools.cache(lambda: claim_database(spark, settings.warehouse, settings.database))
     phases = PhaseClock(report.phases)
     place = FormatPlace(
         settings.database, settings.warehouse, settings.partition_granularity, settings.iceberg
@@ -201,7 +218,14 @@ def _load(
     crash_point("after_staging")
     STOP.check()  # the last safe point before the commit point
     phases.done("load")
-    commit(log, last, report, staged, planned, context.looked_at)
+    try:
+        commit(log, last, report, staged, planned, context.looked_at)
+    except CompletionPending:
+        raise
+    except Exception as exc:
+        if not staged and any(t.status == "loaded" and t.records for t in report.topics):
+            raise TablesCommitted from exc  # an Iceberg run's rows are in snapshots naming their offsets
+        raise
     tables.after_commit(report, lambda text: console.print(f"[yellow]note:[/] {text}"))
     phases.done("commit")
     forget_cached_tables(spark)

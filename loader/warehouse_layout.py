@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from pyspark.sql import SparkSession
 
-from loader.planning.state_store import StateStore
+from loader.planning.state_store import StateFiles, StateStore
 from loader.runtime import spark_internals as internals
 
 
@@ -90,7 +90,7 @@ def layout_problems(database: str, warehouse: str, expected: str, found: Locatio
     ]
 
 
-def metastore_locations(spark: SparkSession, store: StateStore, database: str) -> Locations:
+def metastore_locations(spark: SparkSession, store: StateFiles, database: str) -> Locations:
     """The database's and its tables' locations: two metastore calls however many tables there are."""
     catalog = internals.external_catalog(spark)
     if not catalog.databaseExists(database):
@@ -108,7 +108,7 @@ def metastore_locations(spark: SparkSession, store: StateStore, database: str) -
 
 
 def raise_misplaced_tables(
-    database: str, store: StateStore, warehouse: str, tables: Mapping[str, str]
+    database: str, store: StateFiles, warehouse: str, tables: Mapping[str, str]
 ) -> None:
     """Raises WarehouseMismatch when one of `tables` (name -> qualified location, from the run's own view
     of the metastore) lies outside the database's directory in this warehouse."""
@@ -118,9 +118,10 @@ def raise_misplaced_tables(
         raise WarehouseMismatch(" ".join(problems))
 
 
-def check_layout(spark: SparkSession, store: StateStore, warehouse: str, database: str) -> str:
+def check_layout(spark: SparkSession, warehouse: str, database: str) -> str:
     """Raises WarehouseMismatch when the metastore has the database or a table of it outside this
     warehouse (MetastoreUnavailable when it cannot be opened); returns the database's expected location."""
+    store = StateStore(spark, warehouse)  # the warehouse's file system names its places
     expected = store.qualified(expected_database_location(warehouse, database))
     with _first_metastore_call(spark, "Nothing was done."):
         found = metastore_locations(spark, store, database)
@@ -130,11 +131,12 @@ def check_layout(spark: SparkSession, store: StateStore, warehouse: str, databas
     return expected
 
 
-def claim_database(spark: SparkSession, store: StateStore, warehouse: str, database: str) -> None:
+def claim_database(spark: SparkSession, warehouse: str, database: str) -> None:
     """Checks that the metastore has the database in this warehouse (raises WarehouseMismatch), or
     creates it there. A run checks the tables it writes itself (`raise_misplaced_tables`), from the one
     metastore request it makes for them anyway. The run's first metastore call: raises
     MetastoreUnavailable when the metastore cannot be opened."""
+    store = StateStore(spark, warehouse)  # the warehouse's file system names its places
     expected = store.qualified(expected_database_location(warehouse, database))
     consequence = "Nothing was loaded: the new records stay in Kafka and the next run loads them."
     with _first_metastore_call(spark, consequence):

@@ -21,6 +21,7 @@ from pyspark.sql import SparkSession
 
 from loader.failure_chain import exception_chain
 from loader.formats.iceberg_catalogs import IcebergCatalog
+from loader.formats.iceberg_namespace import create_namespace
 
 LOCK_TABLE = "_loader_run_lock"
 OWNER_PROPERTY = "loader.run-lock.owner"
@@ -35,12 +36,13 @@ def catalog_lock_files(
 ) -> CatalogLockFiles | None:
     """The lock's operations in the catalog, for a catalog that places its tables itself; None for one
     whose tables are in the loader's warehouse, beside its state directory and its lock."""
-    return CatalogLockFiles(spark, database) if catalog.keeps_locations else None
+    return CatalogLockFiles(spark, catalog, database) if catalog.keeps_locations else None
 
 
 @dataclass
 class CatalogLockFiles:
     spark: SparkSession
+    catalog: IcebergCatalog
     database: str
 
     @property
@@ -56,7 +58,10 @@ class CatalogLockFiles:
         """Creates the lock table with `text` as its owner; `FileExistsError` when it exists."""
         owner = text.replace("\\", "\\\\").replace("'", "\\'")
         try:
+            # The database in Spark's metastore, and its namespace in the catalog, which creates no
+            # table in a namespace it does not have (`loader.formats.iceberg_namespace`).
             self.spark.sql(f"CREATE DATABASE IF NOT EXISTS {self.database}")
+            create_namespace(self.spark, self.catalog, self.database)
             self.spark.sql(
                 f"CREATE TABLE {self._table} (owner STRING) USING iceberg "
                 f"TBLPROPERTIES ('{OWNER_PROPERTY}' = '{owner}')"
@@ -81,7 +86,15 @@ class CatalogLockFiles:
         return str(rows[0]["value"]) if rows else ""
 
     def delete(self, location: str, recursive: bool = False) -> None:
-        self.spark.sql(f"DROP TABLE IF EXISTS {self._table} PURGE")
+        """Drops the lock table; `CatalogUnavailable` when the catalog does not answer (the lock stays)."""
+        try:
+            self.spark.sql(f"DROP TABLE IF EXISTS {self._table} PURGE")
+        except Exception as exc:
+            raise CatalogUnavailable(
+                f"the Iceberg catalog did not remove the run lock {self.location}: {_root_cause(exc)}; it "
+                "stays until a run of this host takes it over (once this one has ended) or `loader unlock` "
+                "removes it"
+            ) from exc
 
 
 def _root_cause(exc: BaseException) -> str:

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
-from loader.formats.iceberg_catalogs import CatalogAccess, ObjectStore
+from loader.formats.iceberg_catalogs import DEFAULT_REST_TIMEOUT_S, CatalogAccess, ObjectStore
 from loader.reading.security_settings import client_properties
 from loader.setting_fields import Setting, declared
 from pipeline_client.secret_values import one_secret
@@ -61,6 +61,14 @@ class CatalogInputs:
     ] = None
     iceberg_rest_scope: Annotated[
         str | None, Setting("The OAuth2 scope asked for (Polaris: PRINCIPAL_ROLE:ALL, or one role).")
+    ] = None
+    iceberg_rest_timeout_seconds: Annotated[
+        float | None,
+        Setting(
+            "How long the loader waits for the REST catalog's answer to one request before it gives up "
+            "(a catalog that hangs, or whose store went away, fails the run instead of holding it).",
+            shown_default=f"{DEFAULT_REST_TIMEOUT_S:g}",
+        ),
     ] = None
     iceberg_vended_credentials: Annotated[
         bool,
@@ -131,6 +139,7 @@ def take_catalog(values: dict[str, Any], environ: Mapping[str, str] | None = Non
         token=one_secret("the REST catalog's token", given.iceberg_rest_token_file, TOKEN_VARIABLE, env),
         oauth2_server_uri=given.iceberg_rest_oauth2_server_uri,
         scope=given.iceberg_rest_scope,
+        timeout_s=given.iceberg_rest_timeout_seconds,
         vended_credentials=given.iceberg_vended_credentials,
         object_store=store,
         properties=client_properties(given.iceberg, "iceberg", env),

@@ -28,7 +28,7 @@ from loader.formats.iceberg_schema import schema_updates, without_defaults
 from loader.formats.run_tables import check_run_tables
 from loader.formats.table_rows import conformed
 from loader.planning.commit_protocol import StagedTable
-from loader.planning.state_store import StateStore
+from loader.planning.state_store import StateFiles
 from loader.report import RunReport
 from loader.schema.alias_renames import field_aliases, implied_renames, renamed
 from loader.schema.column_defaults import field_defaults
@@ -74,7 +74,7 @@ class IcebergFormat:
     # The metastore's view of the run's tables, and where the warehouse is: what `prepare` checks (None:
     # a format opened to read one table's state, not for a run).
     catalog: TableCatalog | None = None
-    store: StateStore | None = None
+    store: StateFiles | None = None
     warehouse: str = ""
     name: str = "iceberg"
     format_version: int = 3  # of the tables it creates; a table keeps its own

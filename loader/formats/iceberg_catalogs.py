@@ -33,6 +33,9 @@ FORMAT_VERSIONS = (2, 3)
 SESSION_CATALOG = "spark_catalog"
 EXTENSIONS = "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions"
 S3_FILE_IO = "org.apache.iceberg.aws.s3.S3FileIO"
+# How long a REST catalog's request may wait for its answer unless the settings say otherwise: long enough
+# for a busy catalog's commit, short enough that a catalog that hangs fails a cron run rather than holds it.
+DEFAULT_REST_TIMEOUT_S = 120.0
 # The REST header asking a catalog to hand out storage credentials with each table it loads.
 ACCESS_DELEGATION_HEADER = "header.X-Iceberg-Access-Delegation"
 
@@ -68,6 +71,7 @@ class CatalogAccess:
     token: Secret | None = None  # a bearer token
     oauth2_server_uri: str | None = None  # the token endpoint, when not the catalog's own
     scope: str | None = None  # the OAuth2 scope asked for (the catalog's default otherwise)
+    timeout_s: float | None = None  # a request's wait for its answer (`DEFAULT_REST_TIMEOUT_S` otherwise)
     vended_credentials: bool = False  # ask the catalog for storage credentials with each table
     object_store: ObjectStore | None = None
     # Any other catalog property, in Iceberg's names (a secret only as one read from a file or variable).
@@ -82,6 +86,7 @@ class CatalogAccess:
             "iceberg-rest-token": self.token,
             "iceberg-rest-oauth2-server-uri": self.oauth2_server_uri,
             "iceberg-rest-scope": self.scope,
+            "iceberg-rest-timeout-seconds": self.timeout_s,
             "iceberg-vended-credentials": self.vended_credentials or None,
         }
         return [name for name, value in given.items() if value is not None]
@@ -159,6 +164,10 @@ def spark_catalog_conf(catalog: IcebergCatalog, name: str = SESSION_CATALOG) -> 
         "scope": access.scope,
         ACCESS_DELEGATION_HEADER: "vended-credentials" if access.vended_credentials else None,
     }
+    if catalog.kind == "rest":
+        timeout_ms = int((access.timeout_s or DEFAULT_REST_TIMEOUT_S) * 1000)
+        optional["rest.client.socket-timeout-ms"] = str(timeout_ms)
+        optional["rest.client.connection-timeout-ms"] = str(min(timeout_ms, 30_000))
     conf.update({f"{prefix}.{key}": value for key, value in optional.items() if value is not None})
     if access.object_store is not None:
         conf.update(_object_store_conf(prefix, access.object_store))
@@ -183,13 +192,22 @@ def _metastore_conf(prefix: str) -> dict[str, str]:
 
 def _object_store_conf(prefix: str, store: ObjectStore) -> dict[str, str]:
     conf = {f"{prefix}.io-impl": S3_FILE_IO}
-    if store.endpoint:
-        conf[f"{prefix}.s3.endpoint"] = store.endpoint
-    if store.region:
-        conf[f"{prefix}.client.region"] = store.region
-    if store.path_style:
-        conf[f"{prefix}.s3.path-style-access"] = "true"
-    if store.access_key is not None and store.secret_key is not None:
-        conf[f"{prefix}.s3.access-key-id"] = store.access_key.reveal()
-        conf[f"{prefix}.s3.secret-access-key"] = store.secret_key.reveal()
+    conf.update({f"{prefix}.{key}": value for key, value in file_io_properties(store).items()})
     return conf
+
+
+def file_io_properties(store: ObjectStore | None) -> dict[str, str]:
+    """S3FileIO's properties for `store` (none for AWS S3 reached through the SDK's own chain)."""
+    if store is None:
+        return {}
+    properties = {}
+    if store.endpoint:
+        properties["s3.endpoint"] = store.endpoint
+    if store.region:
+        properties["client.region"] = store.region
+    if store.path_style:
+        properties["s3.path-style-access"] = "true"
+    if store.access_key is not None and store.secret_key is not None:
+        properties["s3.access-key-id"] = store.access_key.reveal()
+        properties["s3.secret-access-key"] = store.secret_key.reveal()
+    return properties

@@ -13,7 +13,8 @@ from loader.formats.hive import HiveFormat
 from loader.formats.hive.table_catalog import TableCatalog
 from loader.formats.iceberg import IcebergFormat
 from loader.formats.iceberg_catalogs import IcebergCatalog
-from loader.planning.state_store import StateStore
+from loader.formats.object_store_files import ObjectStoreFiles, kept_on_object_store
+from loader.planning.state_store import StateFiles, StateStore
 from loader.schema.partitioning import Granularity
 
 
@@ -27,27 +28,30 @@ class FormatPlace:
     iceberg: IcebergCatalog  # where Iceberg tables are kept, and the version of those the run creates
 
 
-def _hive(spark: SparkSession, store: StateStore, place: FormatPlace, run_id: str) -> TableFormat:
+def _hive(spark: SparkSession, store: StateFiles, place: FormatPlace, run_id: str) -> TableFormat:
     catalog = TableCatalog(spark, store, place.database)
     return HiveFormat(catalog, store, place.granularity, run_id, place.warehouse)
 
 
-def _iceberg(spark: SparkSession, store: StateStore, place: FormatPlace, run_id: str) -> TableFormat:
-    catalog = TableCatalog(spark, store, place.database)
+def _iceberg(spark: SparkSession, store: StateFiles, place: FormatPlace, run_id: str) -> TableFormat:
+    # An Iceberg run stages nothing: what it checks of its tables' places it asks the warehouse's own file
+    # system, wherever the state directory is.
+    warehouse = StateStore(spark, place.warehouse)
+    catalog = TableCatalog(spark, warehouse, place.database)
     return IcebergFormat(
-        spark, place.database, place.granularity, catalog, store, place.warehouse,
+        spark, place.database, place.granularity, catalog, warehouse, place.warehouse,
         format_version=place.iceberg.format_version,
     )  # fmt: skip
 
 
-FORMATS: dict[str, Callable[[SparkSession, StateStore, FormatPlace, str], TableFormat]] = {
+FORMATS: dict[str, Callable[[SparkSession, StateFiles, FormatPlace, str], TableFormat]] = {
     "hive": _hive,
     "iceberg": _iceberg,
 }
 
 
 def open_format(
-    name: str, spark: SparkSession, store: StateStore, place: FormatPlace, run_id: str
+    name: str, spark: SparkSession, store: StateFiles, place: FormatPlace, run_id: str
 ) -> TableFormat:
     """The format `name` for one run (making no metastore call until the run asks it something)."""
     try:
@@ -55,3 +59,11 @@ def open_format(
     except KeyError:
         raise ValueError(f"unknown table format {name!r}: one of {', '.join(sorted(FORMATS))}") from None
     return opener(spark, store, place, run_id)
+
+
+def open_state(spark: SparkSession, location: str, catalog: IcebergCatalog) -> StateFiles:
+    """The loader's state files at `location`: on S3 under a REST catalog through Iceberg's S3FileIO, with
+    the catalog's store settings; elsewhere through Hadoop's file system."""
+    if kept_on_object_store(location, catalog):
+        return ObjectStoreFiles(spark, location, catalog.access.object_store)
+    return StateStore(spark, location)

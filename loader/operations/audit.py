@@ -29,8 +29,9 @@ from rich.table import Table
 
 from loader.config import LoaderSettings
 from loader.formats.iceberg_current import CURRENT_STATE_PROPERTY
+from loader.formats.lookup import open_state
 from loader.operations.current_state_audit import CurrentStateAudit, reconcile_current
-from loader.planning.state_store import StateStore
+from loader.planning.state_store import StateFiles
 from loader.runtime.spark_errors import first_line
 from loader.schema.current_state import CURRENT_SUFFIX
 from loader.warehouse_layout import check_layout
@@ -67,7 +68,7 @@ def audit_record(run_id: str, topics: dict[str, TopicRecord]) -> str:
     return json.dumps({"run_id": run_id, "topics": recorded}, indent=1, sort_keys=True)
 
 
-def audit_path(store: StateStore, run_id: str) -> str:
+def audit_path(store: StateFiles, run_id: str) -> str:
     return store.path(f"{AUDIT_DIR}/{run_id}.json")
 
 
@@ -142,7 +143,7 @@ class RecordedCounts:
     notes: dict[str, list[str]] = field(default_factory=dict)  # topic -> "run <id>: <note>"
 
 
-def recorded_counts(store: StateStore) -> RecordedCounts:
+def recorded_counts(store: StateFiles) -> RecordedCounts:
     found = RecordedCounts()
     for entry in store.list(store.path(AUDIT_DIR)):
         if not posixpath.basename(entry).endswith(".json"):
@@ -165,8 +166,8 @@ def recorded_counts(store: StateStore) -> RecordedCounts:
 
 def audit(settings: LoaderSettings, spark: SparkSession, quarantine_table: str) -> AuditReport:
     """Compares what the runs read from Kafka with what the tables and the quarantine hold."""
-    store = StateStore(spark, settings.state_location)
-    check_layout(spark, store, settings.warehouse, settings.database)  # never audit another lake's tables
+    store = open_state(spark, settings.state_location, settings.iceberg)
+    check_layout(spark, settings.warehouse, settings.database)  # never audit another lake's tables
     recorded = recorded_counts(store)
     quarantine = f"{settings.database}.{quarantine_table}"
     quarantined: dict[tuple[str, str], int] = {}

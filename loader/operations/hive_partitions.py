@@ -17,7 +17,7 @@ from pyspark.sql import functions as F
 
 from loader.formats.hive.metastore import RELOCATED_PROPERTY, partition_location
 from loader.operations.compaction_plan import DataFile, PartitionListing
-from loader.planning.state_store import StateStore
+from loader.planning.state_store import StateFiles
 from loader.runtime import spark_internals as internals
 
 
@@ -29,7 +29,7 @@ class HiveTable:
     relocated: bool
 
 
-def loader_tables(spark: SparkSession, store: StateStore, database: str) -> list[HiveTable]:
+def loader_tables(spark: SparkSession, store: StateFiles, database: str) -> list[HiveTable]:
     """The ORC tables of the database partitioned by the loader's time columns (`dt`, `dt`/`hour`):
     two metastore requests however many tables there are. Other tables (views, Iceberg tables, a table
     someone else put there) are left alone."""
@@ -64,7 +64,7 @@ def metastore_tables(spark: SparkSession, database: str) -> list:  # type: ignor
 
 
 def list_partitions(
-    spark: SparkSession, store: StateStore, database: str, table: HiveTable
+    spark: SparkSession, store: StateFiles, database: str, table: HiveTable
 ) -> list[PartitionListing]:
     """Every partition of the table with its location and data files (one metastore request, one
     listing per partition)."""
@@ -134,7 +134,7 @@ def switch_locations(
 
 
 def current_location(
-    spark: SparkSession, store: StateStore, qualified_table: str, spec: dict[str, str]
+    spark: SparkSession, store: StateFiles, qualified_table: str, spec: dict[str, str]
 ) -> str | None:
     """Where the partition points now (qualified); None when the table or the partition is gone."""
     database, _, table = qualified_table.partition(".")

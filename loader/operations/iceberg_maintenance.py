@@ -39,6 +39,7 @@ from loader.config import LoaderSettings
 from loader.formats.catalog_lock import LOCK_TABLE
 from loader.formats.iceberg import newest_loader_snapshot
 from loader.formats.iceberg_current import CURRENT_STATE_PROPERTY
+from loader.formats.iceberg_namespace import namespace_of, session_iceberg_catalog
 from loader.operations.compaction_plan import closed_before
 from loader.runtime.spark_errors import first_line
 
@@ -68,10 +69,8 @@ def iceberg_tables(spark: SparkSession, database: str) -> list[str]:
     """The Iceberg tables of the database, as Iceberg's catalog behind the session catalog lists them
     (none when the catalog has no such namespace: a Hadoop catalog has none before its first table);
     raises `TablesNotListed` when the catalog does not answer."""
-    jvm = spark._jvm
     try:
-        catalog = jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergCatalog(spark._jsparkSession, CATALOG)
-        listed = catalog.listTables(jvm.org.apache.iceberg.catalog.Namespace.of(_strings(spark, [database])))
+        listed = session_iceberg_catalog(spark).listTables(namespace_of(spark, database))
     except Py4JJavaError as exc:
         if str(exc.java_exception.getClass().getSimpleName()) == "NoSuchNamespaceException":
             return []
@@ -87,7 +86,7 @@ def maintain_table(
 ) -> IcebergMaintenance:
     qualified = f"{database}.{table}"
     jvm = spark._jvm
-    catalog = jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergCatalog(spark._jsparkSession, CATALOG)
+    catalog = session_iceberg_catalog(spark)
     iceberg_table = catalog.loadTable(jvm.org.apache.iceberg.catalog.TableIdentifier.parse(qualified))
     policy = settings.compaction_policy()
     options = {
@@ -162,15 +161,6 @@ def _iterate(iterable):  # type: ignore[no-untyped-def]
     iterator = iterable.iterator()
     while iterator.hasNext():
         yield iterator.next()
-
-
-def _strings(spark: SparkSession, values: list[str]):  # type: ignore[no-untyped-def]
-    gateway = spark.sparkContext._gateway
-    assert gateway is not None
-    array = gateway.new_array(spark._jvm.String, len(values))
-    for i, value in enumerate(values):
-        array[i] = value
-    return array
 
 
 def _sql_time(moment: datetime) -> str:

@@ -1,9 +1,12 @@
 """One run at a time per state directory, so cron can start runs without checking.
 
 On a local disk the lock is an OS lock (`flock`) on a file in the state directory: it is released when
-the process ends however it ends, so a killed run never leaves a stale lock. On HDFS or an object store,
-the lock is a file created exclusively with the owner's host and pid; a run killed there leaves it
-behind, and `loader unlock` removes it once it is sure that run is gone (``unlock_decision``).
+the process ends however it ends, so a killed run never leaves a stale lock. On HDFS (or an object store
+through Hadoop's S3A), the lock is a file created exclusively with the owner's host and pid; a run killed
+there leaves it behind, and `loader unlock` removes it once it is sure that run is gone
+(``unlock_decision``). A state directory a REST catalog's run keeps on S3 through Iceberg's S3FileIO has no
+lock file (`StateFiles.atomic_create` is False there): the catalog's lock table is the lock
+(`loader.formats.catalog_lock`).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from typing import IO, Protocol
 
 from py4j.protocol import Py4JJavaError
 
-from loader.planning.state_store import StateStore
+from loader.planning.state_store import StateFiles
 from loader.runtime.spark_session import local_path
 
 
@@ -31,7 +34,7 @@ class LockHeld(RuntimeError):
 
 class LockFiles(Protocol):
     """Where a lock that is not a local OS lock is kept: a file on HDFS or an object store (a
-    `StateStore`), or a table in a catalog (`loader.formats.catalog_lock`). `write_text` without
+    `StateFiles`), or a table in a catalog (`loader.formats.catalog_lock`). `write_text` without
     overwrite is an atomic create: it fails when the lock exists."""
 
     def write_text(self, location: str, text: str, overwrite: bool = False) -> None: ...
@@ -104,7 +107,7 @@ class RunLock:
     state_location: str
     # Needed only for a lock that is no local file: a state directory on HDFS or an object store, or a
     # catalog's table (then `name` says which).
-    store: StateStore | LockFiles | None = None
+    store: StateFiles | LockFiles | None = None
     name: str | None = None
     _handle: IO[str] | None = None
     _remote_path: str | None = None
@@ -184,9 +187,9 @@ class RunLock:
             raise ValueError("a local lock is an OS lock that ends with its process: there is none to remove")
         self._remote_store().delete(self.location, recursive=False)
 
-    def _remote_store(self) -> StateStore | LockFiles:
+    def _remote_store(self) -> StateFiles | LockFiles:
         if self.store is None:
-            raise ValueError(f"a lock on {self.location} needs the Hadoop file system (a StateStore)")
+            raise ValueError(f"a lock on {self.location} needs the state directory's files (StateFiles)")
         return self.store
 
     def release(self) -> None:

@@ -38,6 +38,7 @@ from loader.config import LoaderSettings
 from loader.fault_injection import crash_point
 from loader.formats.catalog_lock import CatalogUnavailable, catalog_lock_files
 from loader.formats.hive.metastore import add_partitions
+from loader.formats.lookup import open_state
 from loader.operations.compaction_plan import Cleanup, Compaction, cleanup_decision, plan_compactions
 from loader.operations.hive_partitions import (
     HiveTable,
@@ -57,7 +58,7 @@ from loader.operations.iceberg_maintenance import (
 from loader.operations.lock import LockHeld, RunLock
 from loader.operations.relocation_record import Relocation, RelocationLog
 from loader.planning.commit_protocol import CommitLog
-from loader.planning.state_store import StateStore
+from loader.planning.state_store import StateFiles
 from loader.report import EXIT_FAILED, EXIT_LOCKED
 from loader.runtime.spark_errors import first_line
 from loader.runtime.spark_session import forget_cached_tables
@@ -121,14 +122,14 @@ def maintain(
     started = time.monotonic()
     now = now or datetime.now(UTC)
     report = MaintainReport(now.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8], settings.database)
-    store = StateStore(spark, settings.state_location)
+    store = open_state(spark, settings.state_location, settings.iceberg)
     lock = lock or RunLock(settings.state_location, store)
     lock.store = store
     # A catalog that places its tables itself holds the database's own lock, as for a run.
     files = catalog_lock_files(spark, settings.iceberg, settings.database) if _iceberg(settings) else None
     held_in_catalog = RunLock(settings.state_location, files, files.location) if files else None
     try:
-        if not lock.held:
+        if not lock.held and store.atomic_create:  # else the catalog's lock is the lock
             lock.acquire()
         if held_in_catalog is not None:
             held_in_catalog.acquire()
@@ -141,7 +142,10 @@ def maintain(
         report.error = f"maintenance stopped: {type(exc).__name__}: {first_line(exc, 500)}"
     finally:
         if held_in_catalog is not None:
-            held_in_catalog.release()
+            try:
+                held_in_catalog.release()
+            except CatalogUnavailable as left:  # what was maintained stays maintained; the lock stays
+                report.error = f"{report.error}; {left}" if report.error else str(left)
         lock.release()
         forget_cached_tables(spark)
         report.seconds = round(time.monotonic() - started, 2)
@@ -149,9 +153,9 @@ def maintain(
 
 
 def _maintain(
-    settings: LoaderSettings, spark: SparkSession, store: StateStore, report: MaintainReport, now: datetime
+    settings: LoaderSettings, spark: SparkSession, store: StateFiles, report: MaintainReport, now: datetime
 ) -> None:
-    check_layout(spark, store, settings.warehouse, settings.database)  # never touch another lake's tables
+    check_layout(spark, settings.warehouse, settings.database)  # never touch another lake's tables
     CommitLog(store, add_partitions=lambda table, specs: add_partitions(spark, table, specs)).recover()
     forget_cached_tables(spark)
     pending = _finish_earlier_runs(spark, store, report, now, settings)
@@ -199,7 +203,7 @@ def _maintain_iceberg(
 
 
 def _finish_earlier_runs(
-    spark: SparkSession, store: StateStore, report: MaintainReport, now: datetime, settings: LoaderSettings
+    spark: SparkSession, store: StateFiles, report: MaintainReport, now: datetime, settings: LoaderSettings
 ) -> list[Relocation]:
     """Completes or undoes what earlier runs recorded; returns the relocations still waiting."""
     waiting = []
@@ -232,7 +236,7 @@ def _finish_earlier_runs(
 
 
 def _sweep_orphans(
-    store: StateStore,
+    store: StateFiles,
     table: HiveTable,
     locations: list[str],
     pending: list[Relocation],
@@ -254,7 +258,7 @@ def _sweep_orphans(
 
 def _compact(
     spark: SparkSession,
-    store: StateStore,
+    store: StateFiles,
     database: str,
     table: HiveTable,
     compactions: list[Compaction],

@@ -17,7 +17,7 @@ import posixpath
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from loader.planning.state_store import StateStore
+from loader.planning.state_store import StateFiles
 
 RECORDS_DIR = "maintain"
 
@@ -68,7 +68,7 @@ class Relocation:
 class RelocationLog:
     """The records in the state directory."""
 
-    store: StateStore
+    store: StateFiles
 
     def _path(self, relocation_id: str, extension: str) -> str:
         return self.store.path(f"{RECORDS_DIR}/{relocation_id}.{extension}")

@@ -13,11 +13,11 @@ from rich.console import Console
 from rich.table import Table
 
 from loader.config import LoaderSettings
+from loader.formats.lookup import open_state
 from loader.planning.commit_protocol import Manifest
 from loader.planning.freshness import PROPERTY, parse_timestamp
 from loader.planning.kafka_identity import comparable_topic_ids
 from loader.planning.offsets import plan_ranges
-from loader.planning.state_store import StateStore
 from loader.reading.event_types import event_table
 from loader.reading.kafka_metadata import list_topics, topic_ids, watermarks
 from loader.reading.sql_text import identifier, string_literal
@@ -65,15 +65,14 @@ def collect(settings: LoaderSettings, spark: SparkSession | None = None) -> Stat
     own_session = spark is None
     spark = spark or spark_for(settings)
     try:
-        store = StateStore(spark, settings.state_location)
+        store = open_state(spark, settings.state_location, settings.iceberg)
         manifests = [m for m in store.list(store.path("commits")) if m.endswith(".json")]
         manifest = Manifest(0, "", {})
         last_load = "never"
         if manifests:
             latest = manifests[-1]
             manifest = Manifest.from_json(store.read_text(latest))
-            modified = store._fs_for(latest).getFileStatus(store._p(latest)).getModificationTime()
-            last_load = datetime.fromtimestamp(modified / 1000, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+            last_load = store.modified_at(latest).strftime("%Y-%m-%d %H:%M:%S UTC")
         kafka = list_topics(
             settings.bootstrap_servers,
             settings.include_topics,

@@ -33,7 +33,7 @@ from py4j.protocol import Py4JJavaError
 from loader.failure_chain import exception_chain
 from loader.fault_injection import crash_point
 from loader.planning.offsets import TopicPartition
-from loader.planning.state_store import StateStore
+from loader.planning.state_store import StateFiles
 
 
 class DamagedStateFile(RuntimeError):
@@ -163,7 +163,7 @@ def _strip_scheme(path: str) -> str:
 
 @dataclass
 class CommitLog:
-    store: StateStore
+    store: StateFiles
     add_partitions: Callable[[str, list[dict[str, str]]], None]
 
     @property

@@ -1,20 +1,47 @@
-"""Files of the loader's state, through Hadoop's FileSystem API, so the same code runs on a local disk,
-HDFS or an object store: whatever the warehouse lives on."""
+"""Files of the loader's state: the few operations the commit protocol, the run lock, the audit records
+and `loader status` need (`StateFiles`), and their implementation through Hadoop's FileSystem API, for a
+state directory on a local disk or HDFS (`StateStore`). A state directory on an object store is written
+through Iceberg's S3FileIO instead (`loader.formats.object_store_files`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import ClassVar, Protocol
 
 from pyspark.sql import SparkSession
 
 
+class StateFiles(Protocol):
+    """A tree of state files under a root. `atomic_create` says whether `write_text` without overwrite
+    is an atomic create (two writers at once: one fails), which a run lock kept in these files needs."""
+
+    atomic_create: ClassVar[bool]
+
+    def path(self, relative: str) -> str: ...
+    def file_system(self, location: str) -> str: ...
+    def qualified(self, location: str) -> str: ...
+    def exists(self, location: str) -> bool: ...
+    def mkdirs(self, location: str) -> None: ...
+    def list(self, location: str) -> list[str]: ...
+    def list_files(self, location: str) -> list[str]: ...
+    def file_sizes(self, location: str) -> list[tuple[str, int]]: ...
+    def modified_at(self, location: str) -> datetime: ...
+    def read_text(self, location: str) -> str: ...
+    def write_text(self, location: str, text: str, overwrite: bool = False) -> None: ...
+    def publish(self, location: str, text: str) -> None: ...
+    def move(self, source: str, target: str) -> bool: ...
+    def delete(self, location: str, recursive: bool = True) -> None: ...
+
+
 @dataclass
 class StateStore:
-    """A directory tree under `root`, with the few operations the commit protocol needs."""
+    """A directory tree under `root` on a Hadoop file system (a local disk or HDFS)."""
 
     spark: SparkSession
     root: str
+
+    atomic_create: ClassVar[bool] = True  # HDFS and local disks create a file exclusively
 
     def __post_init__(self) -> None:
         jvm = self.spark._jvm

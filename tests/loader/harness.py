@@ -27,7 +27,7 @@ from loader.config import LoaderSettings
 from loader.reading.kafka_metadata import watermarks
 from loader.report import RunReport
 from tests.fixtures.kafka import KafkaBroker
-from tests.fixtures.object_store import REGION
+from tests.fixtures.object_store import BUCKET, REGION
 from tests.fixtures.rest_catalog import RestCatalogService
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -59,6 +59,7 @@ class Harness:
     # and the variables that hold its secrets: what the harness's processes and readers reach it with.
     catalog_settings: dict[str, Any] = field(default_factory=dict)
     catalog_secrets: dict[str, str] = field(default_factory=dict)
+    state_dir: str | None = None  # the loader's state directory, when not the warehouse's
 
     def settings(self, **overrides: Any) -> LoaderSettings:
         base = LoaderSettings(
@@ -71,6 +72,7 @@ class Harness:
             include_topics=f"{self.prefix}.*",
             table_format=self.table_format,
             iceberg_catalog=self.iceberg_catalog,
+            state_dir=self.state_dir,
         )
         return replace(base, **overrides)
 
@@ -157,6 +159,7 @@ class Harness:
             "LOADER_ICEBERG_CATALOG": self.iceberg_catalog,
             **catalog,
             **self.catalog_secrets,
+            **({"LOADER_STATE_DIR": self.state_dir} if self.state_dir else {}),
         }
 
     def query_cli(self, sql: str) -> list[dict[str, Any]]:
@@ -229,9 +232,11 @@ class Harness:
         return json.loads(line.removeprefix("ROWS="))
 
 
-def on_rest_catalog(harness: Harness, catalog: RestCatalogService) -> Harness:
+def on_rest_catalog(harness: Harness, catalog: RestCatalogService, state_on_store: bool = False) -> Harness:
     """The harness's runs and readers on the REST catalog, as a cron job's environment would say it: no
-    secret on the command line, the store's keys vended by the catalog."""
+    secret on the command line, the tables' keys vended by the catalog. With `state_on_store`, the loader's
+    state directory is on the object store too (a prefix of its own), written with the store's keys,
+    read from their files."""
     harness.table_format, harness.iceberg_catalog = "iceberg", "rest"
     harness.catalog_settings = {
         "iceberg_rest_uri": catalog.uri,
@@ -241,6 +246,10 @@ def on_rest_catalog(harness: Harness, catalog: RestCatalogService) -> Harness:
         "s3_path_style": True,
     }
     harness.catalog_secrets = {"LOADER_ICEBERG_REST_CREDENTIAL": "loader:any"}  # any is granted a token
+    if state_on_store:
+        harness.state_dir = f"s3://{BUCKET}/loader-state/{harness.database}"
+        harness.catalog_settings["s3_access_key_file"] = str(catalog.store.keys_dir / "access-key")
+        harness.catalog_settings["s3_secret_key_file"] = str(catalog.store.keys_dir / "secret-key")
     return harness
 
 

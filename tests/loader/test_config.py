@@ -79,15 +79,45 @@ def test_invalid_values_are_refused(override: dict, message: str) -> None:
         _settings(None, **{**base, **override})
 
 
-def test_a_rest_catalog_run_keeps_its_state_off_the_object_store() -> None:
+def test_a_rest_catalog_run_keeps_its_state_on_s3_through_s3fileio_or_off_object_stores() -> None:
     base = {"bootstrap_servers": "k", "registry_url": "http://r", "table_format": "iceberg"}
     rest = {**base, "iceberg_catalog": "rest", "iceberg_rest_uri": "http://c"}
-    for place in ({"warehouse": "s3a://lake/w"}, {"warehouse": "/w", "state_dir": "s3://lake/state"}):
-        with pytest.raises(click.UsageError, match="on an object store, where its run lock and manifests"):
+    metastore = {"metastore_uri": "thrift://m:9083"}  # a remote warehouse's Spark needs a metastore
+    for place in (
+        {"warehouse": "s3a://lake/w", **metastore},
+        {"warehouse": "/w", "state_dir": "s3://lake/state"},
+    ):
+        assert _settings(None, **rest, **place).state_files_on_object_store
+    for place in ({"warehouse": "gs://lake/w"}, {"warehouse": "/w", "state_dir": "abfss://c@a/state"}):
+        with pytest.raises(click.UsageError, match=r"writes its state to only on S3 \(s3://\)"):
             _settings(None, **rest, **place)
-    assert (
-        _settings(None, **rest, warehouse="hdfs://nn/w").state_location == "hdfs://nn/w/_loader_state/kafka"
-    )
+    on_hdfs = _settings(None, **rest, **metastore, warehouse="hdfs://nn/w")
+    assert on_hdfs.state_location == "hdfs://nn/w/_loader_state/kafka"
+    assert not on_hdfs.state_files_on_object_store
+    # Under a metastore, a warehouse on S3A keeps its state through Hadoop's file system and its own lock.
+    assert not _settings(None, **base, **metastore, warehouse="s3a://lake/w").state_files_on_object_store
+
+
+@pytest.mark.parametrize("warehouse", ["s3://lake/w", "hdfs://nn/w"])
+def test_a_remote_warehouse_without_a_metastore_is_refused_before_spark_starts(warehouse: str) -> None:
+    """Spark's embedded metastore lives in the warehouse, on a local disk; under a REST catalog, which
+    keeps the tables itself, the message says where the loader's state goes instead."""
+    rest = {"table_format": "iceberg", "iceberg_catalog": "rest", "iceberg_rest_uri": "http://c"}
+    with pytest.raises(click.UsageError) as refused:
+        _settings(None, bootstrap_servers="k", registry_url="http://r", warehouse=warehouse, **rest)
+    message = str(refused.value)
+    assert f"the warehouse {warehouse} is not a local directory" in message
+    assert "pass the metastore URI" in message and 'state-dir = "s3://..."' in message
+
+
+def test_hive_tables_on_an_object_store_are_refused_with_the_way_to_iceberg() -> None:
+    base = {"bootstrap_servers": "k", "registry_url": "http://r", "table_format": "hive"}
+    for place in ({"warehouse": "s3a://lake/w"}, {"warehouse": "/w", "state_dir": "gs://lake/state"}):
+        with pytest.raises(click.UsageError, match=r"Hive tables are not loaded onto an object store.*"
+                           r"--table-format iceberg.*--iceberg-catalog rest"):  # fmt: skip
+            _settings(None, **base, **place)
+    on_hdfs = _settings(None, **base, warehouse="hdfs://nn/w", metastore_uri="thrift://m:9083")
+    assert on_hdfs.warehouse == "hdfs://nn/w"
 
 
 def test_maintenance_settings_come_from_the_file_and_become_the_compaction_policy(tmp_path: Path) -> None:

@@ -53,6 +53,9 @@ def test_rest_catalog_with_client_credentials_and_an_object_store() -> None:
         "spark.sql.catalog.spark_catalog.credential": "loader:s3cr3t",
         "spark.sql.catalog.spark_catalog.scope": "PRINCIPAL_ROLE:ALL",
         "spark.sql.catalog.spark_catalog.header.X-Iceberg-Access-Delegation": "vended-credentials",
+        # A catalog that does not answer fails the request after the default wait, not never.
+        "spark.sql.catalog.spark_catalog.rest.client.socket-timeout-ms": "120000",
+        "spark.sql.catalog.spark_catalog.rest.client.connection-timeout-ms": "30000",
         "spark.sql.catalog.spark_catalog.io-impl": "org.apache.iceberg.aws.s3.S3FileIO",
         "spark.sql.catalog.spark_catalog.s3.endpoint": "http://127.0.0.1:9000",
         "spark.sql.catalog.spark_catalog.client.region": "eu-west-1",

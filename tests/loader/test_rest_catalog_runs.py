@@ -18,6 +18,7 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
+from pyiceberg.exceptions import NoSuchNamespaceError
 
 from loader.formats.catalog_lock import OWNER_PROPERTY
 from loader.formats.iceberg import summary_key
@@ -25,9 +26,10 @@ from loader.schema.naming import table_name
 from tests.fixtures.object_store import BUCKET
 from tests.fixtures.ports import free_port
 from tests.fixtures.rest_catalog import WAREHOUSE_PREFIX, RestCatalogService
-from tests.loader.harness import REPO_ROOT, Harness, on_rest_catalog, record_schema
+from tests.loader.harness import REPO_ROOT, Harness, committed_offsets, on_rest_catalog, record_schema
+from tests.loader.test_run_process import start_cli
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first]
 
 EVENT = record_schema("Reading", [{"name": "n", "type": "long"}, {"name": "sensor", "type": "string"}])
 
@@ -46,21 +48,29 @@ def succeeded(done: subprocess.CompletedProcess[str]) -> subprocess.CompletedPro
     return done
 
 
+@pytest.mark.parametrize("state", ["state on a local disk", "state on the object store"])
 def test_runs_load_into_the_rest_catalog_exactly_once_and_pyiceberg_reads_them(
-    rest_harness: Harness, rest_catalog: RestCatalogService, tmp_path: Path
+    rest_harness: Harness, rest_catalog: RestCatalogService, tmp_path: Path, state: str
 ) -> None:
+    on_store = state == "state on the object store"
+    on_rest_catalog(rest_harness, rest_catalog, state_on_store=on_store)
+    reader = rest_catalog.pyiceberg(
+        credential="reader:any", **{"oauth2-server-uri": f"{rest_catalog.uri}/v1/oauth/tokens"}
+    )
+    # The catalog, as managed ones do, creates no table in a namespace it does not have: the loader's
+    # first run into a new database creates the namespace there.
+    with pytest.raises(NoSuchNamespaceError):
+        reader.create_table(f"{rest_harness.database}.stray", schema=pa.schema([("n", pa.int64())]))
     topic = rest_harness.topic(partitions=2)
     rest_harness.produce(topic, EVENT, readings(0, 5))
     succeeded(rest_harness.run_cli())
+    assert reader.namespace_exists(rest_harness.database)
     rest_harness.produce(topic, EVENT, readings(5, 4))
     report = tmp_path / "report.json"
     succeeded(rest_harness.run_cli("--report-json", str(report)))
     assert json.loads(report.read_text())["topics"][0]["records"] == 4
     succeeded(rest_harness.run_cli())  # nothing new: nothing loaded again
 
-    reader = rest_catalog.pyiceberg(
-        credential="reader:any", **{"oauth2-server-uri": f"{rest_catalog.uri}/v1/oauth/tokens"}
-    )
     table = reader.load_table(f"{rest_harness.database}.{table_name(topic)}")
     rows = table.scan().to_arrow().to_pylist()
     assert sorted(r["n"] for r in rows) == list(range(9))
@@ -75,20 +85,43 @@ def test_runs_load_into_the_rest_catalog_exactly_once_and_pyiceberg_reads_them(
 
     status = succeeded(rest_harness.run_cli(command="status", env={"COLUMNS": "400"}))
     assert table_name(topic) in status.stdout
-    succeeded(rest_harness.run_cli(command="audit"))
+    audited = tmp_path / "audit.json"
+    succeeded(rest_harness.run_cli("--report-json", str(audited), command="audit"))
+    windows = json.loads(audited.read_text())["windows"]  # the runs' audit records, read where they are
+    assert sum(w["kafka"] for w in windows) == sum(w["table_rows"] for w in windows) == 9, windows
+
+    # The state directory: its newest manifest and the runs' audit records, where the settings put it.
+    local_state = rest_harness.warehouse / "_loader_state" / rest_harness.database
+    if on_store:
+        prefix = f"loader-state/{rest_harness.database}/"
+        keys = [
+            o["Key"].removeprefix(prefix)
+            for o in rest_catalog.store.client().list_objects_v2(Bucket=BUCKET, Prefix=prefix)["Contents"]
+        ]
+        assert "commits/000000000002.json" in keys and "commits/000000000002.applied" in keys, keys
+        assert len([k for k in keys if k.startswith("audit/")]) == 2, keys
+        assert not [k for k in keys if k.startswith("staging/") or k.endswith(".tmp")], keys
+        assert not local_state.exists()
+    else:
+        assert (local_state / "commits" / "000000000002.json").exists()
 
 
+@pytest.mark.parametrize("state", ["state directories of their own", "one state directory on the store"])
 def test_two_loaders_started_together_never_load_a_record_twice(
-    rest_harness: Harness, rest_catalog: RestCatalogService, tmp_path: Path
+    rest_harness: Harness, rest_catalog: RestCatalogService, tmp_path: Path, state: str
 ) -> None:
-    """Two loaders with state directories of their own (two hosts' cron) write one database of the
-    catalog, started at the same moment round after round: the catalog's lock lets one load at a time,
-    and what the other finds loaded (the snapshot's offsets) it does not load again."""
+    """Two loaders (two hosts' cron) write one database of the catalog, started at the same moment round
+    after round, with state directories of their own on local disks, or sharing one on the object store
+    (which has no lock of its own there): the catalog's lock lets one load at a time, and what the other
+    finds loaded (the snapshot's offsets, or the shared manifest) it does not load again. Two rounds:
+    the first into a database with no table yet (both make the namespace and race for the lock), the
+    second into the table the first made, after whatever the first round's loser left."""
+    on_rest_catalog(rest_harness, rest_catalog, state_on_store=state == "one state directory on the store")
     other = replace(rest_harness, warehouse=tmp_path / "other-warehouse")
     topic = rest_harness.topic(partitions=2)
     produced, outcomes = 0, []
     with ThreadPoolExecutor(2) as pool:
-        for round_ in range(4):
+        for round_ in range(2):
             rest_harness.produce(topic, EVENT, readings(produced, 6))
             produced += 6
             runs = [pool.submit(h.run_cli) for h in (rest_harness, other)]
@@ -268,3 +301,54 @@ def test_a_schema_change_through_the_rest_catalog(
         (2**40, "kelvin"),
     ]
     assert {r["col_name"]: r["data_type"] for r in columns}["n"] == "bigint"
+
+
+def test_a_store_gone_before_the_manifest_loses_nothing_and_loads_nothing_twice(
+    rest_harness: Harness, rest_catalog: RestCatalogService, tmp_path: Path
+) -> None:
+    """The object store, which holds the tables' files and the loader's state directory, goes away after
+    the run's Iceberg commit and before its manifest: the run fails with status 1 and says so; once the
+    store is back, the next run finds in the table's snapshot what the failed run loaded, loads the rest,
+    and every record is in the table once."""
+    on_rest_catalog(rest_harness, rest_catalog, state_on_store=True)
+    topic = rest_harness.topic(partitions=2)
+    rest_harness.produce(topic, EVENT, readings(0, 5))
+    succeeded(rest_harness.run_cli())
+    rest_harness.produce(topic, EVENT, readings(5, 4))
+
+    paused = tmp_path / "paused"
+    # The catalog's server waits on the store too: the run's requests give up after 15 s, not 120.
+    env = {"LOADER_ICEBERG_REST_TIMEOUT_SECONDS": "15", "LOADER_PAUSED_FILE": str(paused)}
+    run = start_cli(rest_harness, {**env, "LOADER_PAUSE_AT": "after_staging:60"})
+    store = rest_catalog.store
+    try:
+        deadline = time.monotonic() + 240
+        while not paused.exists():
+            assert run.poll() is None, run.communicate()
+            assert time.monotonic() < deadline, "the run never reached its commit"
+            time.sleep(0.1)
+        store.script("stop")
+        out, err = run.communicate(timeout=600)
+    finally:
+        run.kill()
+        store.script("start")
+    said = " ".join((out + err).split())
+    assert run.returncode == 1, said[-4000:]
+    assert "the loaded tables' own commits stay (each names the offsets it holds)" in said, said[-4000:]
+    # The catalog could not drop its lock table either: the run says so, and the next run takes it over.
+    assert f"did not remove the run lock {rest_harness.database}._loader_run_lock" in said, said[-4000:]
+
+    rest_harness.produce(topic, EVENT, readings(9, 2))
+    succeeded(rest_harness.run_cli())
+    assert committed_offsets(rest_harness, topic) == sorted(
+        (r["_kafka_partition"], r["_kafka_offset"]) for r in table_rows(rest_harness, rest_catalog, topic)
+    )
+    assert sorted(r["n"] for r in table_rows(rest_harness, rest_catalog, topic)) == list(range(11))
+    succeeded(rest_harness.run_cli(command="audit"))
+
+
+def table_rows(harness: Harness, catalog: RestCatalogService, topic: str) -> list[dict[str, Any]]:
+    reader = catalog.pyiceberg(
+        credential="reader:any", **{"oauth2-server-uri": f"{catalog.uri}/v1/oauth/tokens"}
+    )
+    return reader.load_table(f"{harness.database}.{table_name(topic)}").scan().to_arrow().to_pylist()

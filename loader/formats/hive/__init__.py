@@ -19,7 +19,7 @@ from loader.formats.hive.table_catalog import TableCatalog
 from loader.formats.hive.table_properties import record_valid_through
 from loader.formats.run_tables import check_run_tables
 from loader.planning.commit_protocol import StagedTable
-from loader.planning.state_store import StateStore
+from loader.planning.state_store import StateFiles
 from loader.report import RunReport
 from loader.schema.partitioning import Granularity
 from loader.schema.table_evolution import TableState
@@ -35,7 +35,7 @@ CURRENT_STATE_REFUSAL = (
 @dataclass
 class HiveFormat:
     catalog: TableCatalog
-    store: StateStore
+    store: StateFiles
     granularity: Granularity
     run_id: str
     warehouse: str

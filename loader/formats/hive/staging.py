@@ -16,12 +16,12 @@ from pyspark.sql import functions as F
 
 from loader.formats.hive.many_tables import write_table, writer_available
 from loader.planning.commit_protocol import StagedTable, final_file_name, partition_spec, relative_to
-from loader.planning.state_store import StateStore
+from loader.planning.state_store import StateFiles
 from loader.schema.partitioning import Granularity, partition_columns, partition_values
 
 
 def stage_rows(
-    store: StateStore,
+    store: StateFiles,
     directory: str,
     table: str,
     location: str,
@@ -50,7 +50,7 @@ def stage_rows(
     return staged_files(store, directory, table, location, files, run_id, moved_partitions)
 
 
-def require_one_file_system(store: StateStore, directory: str, location: str, table: str) -> None:
+def require_one_file_system(store: StateFiles, directory: str, location: str, table: str) -> None:
     """Checked before anything is written: after the commit point a move that cannot happen would stop
     every later run at recovery."""
     staging_fs, table_fs = store.file_system(directory), store.file_system(location)
@@ -62,7 +62,7 @@ def require_one_file_system(store: StateStore, directory: str, location: str, ta
 
 
 def staged_files(
-    store: StateStore,
+    store: StateFiles,
     directory: str,
     table: str,
     location: str,

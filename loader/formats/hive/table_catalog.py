@@ -24,7 +24,7 @@ from loader.formats.hive.metastore import RELOCATED_PROPERTY, TABLE_FORMAT, part
 from loader.formats.hive.table_alter import replace_data_columns
 from loader.formats.one_format import TABLE_TYPE_PARAMETER, format_of_metastore_table
 from loader.planning.commit_protocol import partition_spec
-from loader.planning.state_store import StateStore
+from loader.planning.state_store import StateFiles
 from loader.runtime import spark_internals as internals
 from loader.schema.column_defaults import without_existence_defaults
 from loader.schema.partitioning import Granularity, partition_columns
@@ -40,7 +40,7 @@ class KnownTable:
 
 
 class TableCatalog:
-    def __init__(self, spark: SparkSession, store: StateStore, database: str) -> None:
+    def __init__(self, spark: SparkSession, store: StateFiles, database: str) -> None:
         self.spark = spark
         self.store = store
         self.database = database
