@@ -342,10 +342,21 @@ def rows_to_write(
     good rows, `held`: those among them the table holds). Counted before the filter, which is then not
     pushed into the decoding: every record is decoded once (see `decode`)."""
     good = is_good(skip_tombstones)
-    counted = decoded.observe(
-        counter, F.count_if(good).alias("rows"), F.count_if(good & is_held).alias("held")
-    )
+    counted = decoded.observe(counter, *_write_counts(good, is_held))
     return counted.where(good & ~is_held).selectExpr(*select_list(columns or table_columns(decoded)))
+
+
+def _write_counts(good: Column, is_held: Column) -> tuple[Column, Column]:
+    return F.count_if(good).alias("rows"), F.count_if(good & is_held).alias("held")
+
+
+def counted_for_writing(decoded: DataFrame, skip_tombstones: bool, is_held: Column) -> dict[str, int]:
+    """What `rows_to_write` counts, counted by a query of its own (a second read of the records): for a
+    write whose observation Spark left empty. Spark 3.5's adaptive execution does that to a write that gets
+    no row at all (every one already held), having replaced the plan below it by an empty relation."""
+    row = decoded.agg(*_write_counts(is_good(skip_tombstones), is_held)).first()
+    assert row is not None
+    return {"rows": int(row["rows"]), "held": int(row["held"])}
 
 
 def bad_rows(decoded: DataFrame) -> DataFrame:

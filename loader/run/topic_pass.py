@@ -31,6 +31,7 @@ from loader.formats import (
     group_rows_column,
 )
 from loader.planning.commit_protocol import StagedTable
+from loader.planning.current_seed import partitions_behind, seed_ranges
 from loader.planning.freshness import valid_through_property
 from loader.reading.decoding import (
     KAFKA_COLUMNS,
@@ -38,6 +39,7 @@ from loader.reading.decoding import (
     METADATA_DEFAULTS,
     bad_rows,
     column_comments,
+    counted_for_writing,
     decode,
     framed_schema_ids,
     good_rows,
@@ -50,6 +52,7 @@ from loader.reading.decoding import (
 )
 from loader.reading.event_types import VALUE_TYPE, Placement, event_table, event_types
 from loader.reading.kafka_access import java_refusal
+from loader.reading.kafka_metadata import watermarks
 from loader.reading.registry_client import SubjectSchemas, describe_foreign_id
 from loader.reading.sql_text import named_struct
 from loader.reading.topic_read import CountedRead, observed_metrics, read_ranges
@@ -208,6 +211,18 @@ def staging_directory(run: RunContext, table: str) -> str:
     return f"{run.log.staging_dir(run.run_id)}/{run.database}.{table}"
 
 
+@dataclass(frozen=True)
+class _Ready:
+    """A target whose table is ready for its rows: the decoded records, their columns, the reshape a
+    table's union columns need (or None), and the table's state (None: no history table to write)."""
+
+    target: Target
+    decoded: DataFrame
+    columns: list[str]
+    shape: Shape | None
+    state: TableState | None
+
+
 def _write(
     run: RunContext, work: TopicWork, targets: list[Target], report: TopicReport
 ) -> tuple[list[StagedTable | None], list[int]]:
@@ -219,6 +234,44 @@ def _write(
     # are deletes of that table, never skipped.
     current_only = work.current_table is not None and not run.current_state.history
     skip_tombstones = not current_only and (work.skip_tombstones or not any(t.tombstones for t in targets))
+    ready = _ready_targets(run, work, targets, read, current_only, skip_tombstones)
+    if not current_only:
+        describe_tables(report, [(r.target.table, r.state) for r in ready], multi=targets[0].ids is not None)
+    crash_point("after_table_ready")
+    if read is None:
+        report.status = "up to date"
+        return [], []
+    report.tables = {}
+    offsets = {r.partition: r.end for r in work.ranges}
+    # A topic of one type has one table: what its current-state table is merged from.
+    first = ready[0]
+    if current_only:
+        ready = []  # no append: the current-state table's merge below is the topic's one write
+        _count_current_only(run, work, first.decoded, report)
+    # A format that writes groups counts each table's rows as it writes them (see `rows_for_writer`).
+    counted_by_writer = run.tables.appends_groups()
+    staged = [_stage(run, work, r, skip_tombstones, offsets, counted_by_writer, report) for r in ready]
+    if work.current_table is not None:
+        _merge_current(run, work, first.decoded, first.columns, first.shape, offsets, report)
+    _account(read, work, current_only, skip_tombstones, report)
+    if not report.quarantined:
+        return staged, []
+    held = {i for t in targets for i in t.schemas.writer_schemas}
+    return staged, framed_schema_ids(read_ranges(spark, run.read, work.ranges), held, MAX_ID_LOOKUPS)
+
+
+def _ready_targets(
+    run: RunContext,
+    work: TopicWork,
+    targets: list[Target],
+    read: CountedRead | None,
+    current_only: bool,
+    skip_tombstones: bool,
+) -> list[_Ready]:
+    """Decodes each target's records (the first from the counted read) and makes sure its table can hold
+    them; a topic whose current-state table is its only table gets no history table made sure of (the
+    merge makes sure of its own table)."""
+    spark = run.spark
     ready = []
     for i, target in enumerate(targets):
         if read is None:
@@ -228,60 +281,65 @@ def _write(
         decoded = decode(target.rows_of(source), target.schemas, work.keys)
         columns = table_columns(decoded)
         require_no_clash(user_fields(decoded))
-        if current_only:  # no history table to make sure of: the merge makes sure of its own table
-            ready.append((target, decoded, columns, None, None))
+        if current_only:
+            ready.append(_Ready(target, decoded, columns, None, None))
             continue
         row_schema = good_rows(decoded, skip_tombstones, columns).schema
         state, shape = ready_table(run, target.table, target.schemas, row_schema)
-        ready.append((target, decoded, columns, shape, state))
-    if not current_only:
-        describe_tables(
-            report, [(t.table, state) for t, _, _, _, state in ready], multi=targets[0].ids is not None
-        )
-    crash_point("after_table_ready")
-    if read is None:
-        report.status = "up to date"
-        return [], []
-    staged, report.tables = [], {}
-    offsets = {r.partition: r.end for r in work.ranges}
-    # A topic of one type has one table: what its current-state table is merged from.
-    _, first_decoded, first_columns, first_shape, _ = ready[0]
-    if current_only:
-        ready = []  # no append: the current-state table's merge below is the topic's one write
-        _count_current_only(run, work, first_decoded, report)
-    # A format that writes groups counts each table's rows as it writes them (see `rows_for_writer`).
-    counted_by_writer = run.tables.appends_groups()
-    for target, decoded, columns, shape, state in ready:
-        qualified = f"{run.database}.{target.table}"
-        if counted_by_writer:
-            rows = rows_for_writer(decoded, skip_tombstones, columns, shape)
-            table, rows_written = _append_alone(run, work, target.table, state, rows)
-            staged.append(table)
-            report.tables[qualified] = rows_written
-            continue
-        written = Observation(f"loader_written_{uuid.uuid4().hex}")  # unique: topics run side by side
-        held = run.tables.held_offsets(target.table, work.topic, work.topic_id)
-        is_held = already_held(held, "partition", "offset") if held else F.lit(False)
-        rows = rows_to_write(decoded, written, skip_tombstones, is_held, columns)
-        if shape is not None:
-            rows = reshape(rows, shape)
-        append = Append(
-            target.table,
-            state,
-            rows,
-            work.topic,
-            work.topic_id,
-            offsets,
-            staging_directory(run, target.table),
-            properties=valid_through_property(report.valid_through),
-        )
-        staged.append(run.tables.append(append))
-        observed = observed_metrics(written, "rows", "held")
-        already = int(observed["held"] or 0)
-        report.already_held += already
-        report.tables[qualified] = int(observed["rows"]) - already
-    if work.current_table is not None:
-        _merge_current(run, work, first_decoded, first_columns, first_shape, offsets, report)
+        ready.append(_Ready(target, decoded, columns, shape, state))
+    return ready
+
+
+def _stage(
+    run: RunContext,
+    work: TopicWork,
+    ready: _Ready,
+    skip_tombstones: bool,
+    offsets: dict[int, int],
+    counted_by_writer: bool,
+    report: TopicReport,
+) -> StagedTable | None:
+    """Stages one target's rows into its table (skipping those the table holds by its own account) and
+    counts them into the report."""
+    target, decoded, columns, shape = ready.target, ready.decoded, ready.columns, ready.shape
+    assert ready.state is not None
+    qualified = f"{run.database}.{target.table}"
+    if counted_by_writer:
+        rows = rows_for_writer(decoded, skip_tombstones, columns, shape)
+        table, rows_written = _append_alone(run, work, target.table, ready.state, rows)
+        report.tables[qualified] = rows_written
+        return table
+    written = Observation(f"loader_written_{uuid.uuid4().hex}")  # unique: topics run side by side
+    held = run.tables.held_offsets(target.table, work.topic, work.topic_id)
+    is_held = already_held(held, "partition", "offset") if held else F.lit(False)
+    rows = rows_to_write(decoded, written, skip_tombstones, is_held, columns)
+    if shape is not None:
+        rows = reshape(rows, shape)
+    append = Append(
+        target.table,
+        ready.state,
+        rows,
+        work.topic,
+        work.topic_id,
+        offsets,
+        staging_directory(run, target.table),
+        properties=valid_through_property(report.valid_through),
+    )
+    staged = run.tables.append(append)
+    observed = observed_metrics(written, "rows", "held")
+    if observed is None:  # Spark left the observation empty (see `counted_for_writing`)
+        observed = counted_for_writing(decoded, skip_tombstones, is_held)
+    already = int(observed["held"] or 0)
+    report.already_held += already
+    report.tables[qualified] = int(observed["rows"]) - already
+    return staged
+
+
+def _account(
+    read: CountedRead, work: TopicWork, current_only: bool, skip_tombstones: bool, report: TopicReport
+) -> None:
+    """The read's counts into the report: windows, tombstones, records without a key, what was loaded
+    and what was left over for the quarantine."""
     counts = read.counts()
     report.windows = counts.records
     report.newest_record = counts.newest
@@ -301,10 +359,6 @@ def _write(
         )
     report.records = sum(report.tables.values())
     report.quarantined = sum(counts.records.values()) - report.records - report.skipped - report.already_held
-    if not report.quarantined:
-        return staged, []
-    held = {i for t in targets for i in t.schemas.writer_schemas}
-    return staged, framed_schema_ids(read_ranges(spark, run.read, work.ranges), held, MAX_ID_LOOKUPS)
 
 
 def _count_current_only(run: RunContext, work: TopicWork, decoded: DataFrame, report: TopicReport) -> None:
@@ -314,12 +368,9 @@ def _count_current_only(run: RunContext, work: TopicWork, decoded: DataFrame, re
     assert work.current_table is not None
     held = run.tables.held_offsets(work.current_table, work.topic, work.topic_id)
     is_held = already_held(held, "partition", "offset") if held else F.lit(False)
-    good = is_good(False)
-    counted = decoded.agg(F.count_if(good).alias("rows"), F.count_if(good & is_held).alias("held")).first()
-    assert counted is not None
-    already = int(counted["held"] or 0)
-    report.already_held += already
-    report.tables[f"{run.database}.{work.current_table}"] = int(counted["rows"] or 0) - already
+    counted = counted_for_writing(decoded, False, is_held)  # tombstones count: they delete keys
+    report.already_held += counted["held"]
+    report.tables[f"{run.database}.{work.current_table}"] = counted["rows"] - counted["held"]
     report.table = f"{run.database}.{work.current_table}"
 
 
@@ -333,8 +384,12 @@ def _merge_current(
     report: TopicReport,
 ) -> None:
     """The topic's current-state table, from the rows of its history table, tombstones included (see
-    `loader.formats.TableFormat.merge_current`)."""
+    `loader.formats.TableFormat.merge_current`), and the records before them that the table misses when
+    it starts behind the plan (`_seed`)."""
     assert work.current_table is not None and work.values is not None
+    seed = _seed(run, work, report)
+    if seed is not None:
+        decoded = decoded.unionByName(seed)
     rows = good_rows(decoded, False, columns)
     if shape is not None:
         rows = reshape(rows, shape)
@@ -349,6 +404,34 @@ def _merge_current(
         work.values.latest_schema,
     )
     run.tables.merge_current(merge)
+
+
+def _seed(run: RunContext, work: TopicWork, report: TopicReport) -> DataFrame | None:
+    """The records, decoded as the run's are, that the topic's current-state table misses before the
+    run's planned ranges (see `loader.planning.current_seed`): from Kafka's earliest offsets, for a table
+    that holds nothing of the topic yet. None when it misses none (every run but such a table's first).
+    Read in full whatever `max-records-per-partition` says: the merge's snapshot can name one offset per
+    partition, not a gap. The history table already holds them, so nothing else gets them."""
+    assert work.current_table is not None and work.values is not None
+    held = run.tables.held_offsets(work.current_table, work.topic, work.topic_id)
+    behind = partitions_behind(work.ranges, held)
+    if not behind:
+        return None
+    read = run.read
+    marks = watermarks(
+        read.bootstrap_servers,
+        [(work.topic, p) for p in behind],
+        read.metadata_timeout_s,
+        read.kafka_security,
+    )
+    seeds = seed_ranges(work.ranges, held, {p: m.earliest for (_, p), m in marks.items()})
+    if not seeds:
+        return None
+    report.notes.append(
+        f"current-state table {work.current_table} seeded with offsets before this run's, which it did not "
+        f"hold: {', '.join(f'[{r.start}, {r.end}) of partition {r.partition}' for r in seeds)}"
+    )
+    return decode(read_ranges(run.spark, read, seeds), work.values, work.keys)
 
 
 def rows_for_writer(

@@ -25,7 +25,7 @@ from loader.schema.current_state import NO_KEY, KeyedChange, change_action, curr
 from loader.schema.naming import table_name
 from tests.loader.harness import Harness, record_schema
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first]
 
 ACCOUNT = record_schema("Account", [{"name": "owner", "type": "string"}, {"name": "balance", "type": "long"}])
 KEY = record_schema("AccountKey", [{"name": "id", "type": "int"}])
@@ -193,23 +193,52 @@ def produce_round(
     return changes
 
 
+def killed_at_each_then_run(
+    harness: Harness,
+    producer: Producer,
+    topic: str,
+    values: Callable[[Any], bytes],
+    offsets: dict[int, int],
+    points: tuple[str, ...],
+    env: dict[str, str] | None = None,
+    first_round: int = 0,
+) -> list[KeyedChange]:
+    """For each crash point a round of changes (`produce_round`), then a `loader run` process killed
+    there; then a run to the end. `env`: more environment of every run. The changes produced."""
+    produced: list[KeyedChange] = []
+    for round_, point in enumerate(points, start=first_round):
+        produced += produce_round(producer, topic, values, round_, offsets)
+        done = harness.run_cli(env={**(env or {}), "LOADER_CRASH_AT": point})
+        assert done.returncode == -signal.SIGKILL, f"{point}: {done.returncode}\n{done.stderr[-2000:]}"
+    final = harness.run_cli(env=env)
+    assert final.returncode == 0, final.stderr[-3000:]
+    return produced
+
+
+# Where a run with a current-state table is killed: before its history append, between that and the merge,
+# after the merge, and before and after the run's own commit (its manifest). The other steps are the commit
+# protocol's own, the same with or without a current-state table, and are killed in test_run_process.py
+# and test_rest_catalog_kills.py.
+CURRENT_STATE_KILL_POINTS = (
+    "after_table_ready", "after_iceberg_commit", "after_current_commit",
+    "after_manifest_temp", "after_manifest",
+)  # fmt: skip
+
+
 @pytest.mark.timeout(1200)
 def test_killed_at_every_step_the_rerun_gives_the_table_computed_from_kafka(cli_harness: Harness) -> None:
-    """`loader run` processes killed at each crash point (before the history append, between it and the
-    merge, after the merge, before and after the run's own commit), each after more inserts, updates and
-    tombstones; the run after them leaves the table that every record produced computes."""
+    """`loader run` processes killed at each of its steps (`CURRENT_STATE_KILL_POINTS`), each after more
+    inserts, updates and tombstones; the run after them leaves the table that every record produced
+    computes."""
+    assert set(CURRENT_STATE_KILL_POINTS) <= set(CURRENT_STATE_CRASH_POINTS)
     cli_harness.table_format = "iceberg"
     topic = cli_harness.topic(partitions=2, config={"cleanup.policy": "compact"})
     values = cli_harness.serializer(topic, ACCOUNT)
     producer = Producer({"bootstrap.servers": cli_harness.kafka.bootstrap})
-    produced: list[KeyedChange] = []
     offsets = {0: 0, 1: 0}
-    for round_, point in enumerate(CURRENT_STATE_CRASH_POINTS):
-        produced += produce_round(producer, topic, values, round_, offsets)
-        done = cli_harness.run_cli(env={"LOADER_CRASH_AT": point})
-        assert done.returncode == -signal.SIGKILL, f"{point}: {done.returncode}\n{done.stderr[-2000:]}"
-    final = cli_harness.run_cli()
-    assert final.returncode == 0, final.stderr[-3000:]
+    produced = killed_at_each_then_run(
+        cli_harness, producer, topic, values, offsets, CURRENT_STATE_KILL_POINTS
+    )
     current = f"{cli_harness.database}.{table_name(topic)}_current"
     rows = cli_harness.query_cli(f"SELECT _kafka_key_string AS k, owner, balance FROM {current}")
     got = {int(r["k"]): (r["owner"], r["balance"]) for r in rows}
@@ -337,14 +366,10 @@ def test_without_history_killed_and_run_again_the_table_is_the_one_kafka_compute
     values = cli_harness.serializer(topic, ACCOUNT)
     producer = Producer({"bootstrap.servers": cli_harness.kafka.bootstrap})
     no_history = {"LOADER_CURRENT_STATE_HISTORY": "false"}
-    produced: list[KeyedChange] = []
     offsets = {0: 0, 1: 0}
-    for round_, point in enumerate(NO_HISTORY_CRASH_POINTS):
-        produced += produce_round(producer, topic, values, round_, offsets)
-        done = cli_harness.run_cli(env={**no_history, "LOADER_CRASH_AT": point})
-        assert done.returncode == -signal.SIGKILL, f"{point}: {done.returncode}\n{done.stderr[-2000:]}"
-    final = cli_harness.run_cli(env=no_history)
-    assert final.returncode == 0, final.stderr[-3000:]
+    produced = killed_at_each_then_run(
+        cli_harness, producer, topic, values, offsets, NO_HISTORY_CRASH_POINTS, no_history
+    )
     history = f"{cli_harness.database}.{table_name(topic)}"
     [tables, rows] = cli_harness.query_cli_all(
         f"SHOW TABLES IN {cli_harness.database}",
@@ -433,6 +458,6 @@ def test_the_run_s_table_checks_cover_current_state_tables(
         iceberg_spark.catalog.refreshTable(history)
         assert iceberg_spark.table(history).count() == 3
         rows = iceberg_spark.sql(f"SELECT _kafka_key_string AS k FROM {history}_current").collect()
-        assert "3" in {r["k"] for r in rows}
+        assert sorted(r["k"] for r in rows) == ["1", "2", "3"]  # 1 and 2 seeded from the first run's
     finally:  # an Iceberg run made its session the active one: later tests expect the Hive one's
         spark._jvm.org.apache.spark.sql.SparkSession.setActiveSession(spark._jsparkSession)
