@@ -48,12 +48,12 @@ def succeeded(done: subprocess.CompletedProcess[str]) -> subprocess.CompletedPro
     return done
 
 
-@pytest.mark.parametrize("state", ["state on a local disk", "state on the object store"])
 def test_runs_load_into_the_rest_catalog_exactly_once_and_pyiceberg_reads_them(
-    rest_harness: Harness, rest_catalog: RestCatalogService, tmp_path: Path, state: str
+    rest_harness: Harness, rest_catalog: RestCatalogService, tmp_path: Path
 ) -> None:
-    on_store = state == "state on the object store"
-    on_rest_catalog(rest_harness, rest_catalog, state_on_store=on_store)
+    """With the loader's state on the object store too (a state directory on a local disk under a REST
+    catalog: the two loaders' test below, each with its own)."""
+    on_rest_catalog(rest_harness, rest_catalog, state_on_store=True)
     reader = rest_catalog.pyiceberg(
         credential="reader:any", **{"oauth2-server-uri": f"{rest_catalog.uri}/v1/oauth/tokens"}
     )
@@ -90,20 +90,16 @@ def test_runs_load_into_the_rest_catalog_exactly_once_and_pyiceberg_reads_them(
     windows = json.loads(audited.read_text())["windows"]  # the runs' audit records, read where they are
     assert sum(w["kafka"] for w in windows) == sum(w["table_rows"] for w in windows) == 9, windows
 
-    # The state directory: its newest manifest and the runs' audit records, where the settings put it.
-    local_state = rest_harness.warehouse / "_loader_state" / rest_harness.database
-    if on_store:
-        prefix = f"loader-state/{rest_harness.database}/"
-        keys = [
-            o["Key"].removeprefix(prefix)
-            for o in rest_catalog.store.client().list_objects_v2(Bucket=BUCKET, Prefix=prefix)["Contents"]
-        ]
-        assert "commits/000000000002.json" in keys and "commits/000000000002.applied" in keys, keys
-        assert len([k for k in keys if k.startswith("audit/")]) == 2, keys
-        assert not [k for k in keys if k.startswith("staging/") or k.endswith(".tmp")], keys
-        assert not local_state.exists()
-    else:
-        assert (local_state / "commits" / "000000000002.json").exists()
+    # The state directory: its newest manifest and the runs' audit records, on the store.
+    prefix = f"loader-state/{rest_harness.database}/"
+    keys = [
+        o["Key"].removeprefix(prefix)
+        for o in rest_catalog.store.client().list_objects_v2(Bucket=BUCKET, Prefix=prefix)["Contents"]
+    ]
+    assert "commits/000000000002.json" in keys and "commits/000000000002.applied" in keys, keys
+    assert len([k for k in keys if k.startswith("audit/")]) == 2, keys
+    assert not [k for k in keys if k.startswith("staging/") or k.endswith(".tmp")], keys
+    assert not (rest_harness.warehouse / "_loader_state" / rest_harness.database).exists()
 
 
 @pytest.mark.parametrize("state", ["state directories of their own", "one state directory on the store"])
@@ -141,6 +137,16 @@ def test_two_loaders_started_together_never_load_a_record_twice(
     loaded = sorted((r["_kafka_partition"], r["_kafka_offset"]) for r in rows)
     assert len(loaded) == len(set(loaded)) == produced, outcomes
     assert sorted(r["n"] for r in rows) == list(range(produced))
+    # Where each loader keeps its state: a directory of its own on its local disk (the manifests of the
+    # runs it committed; the last run above was `other`'s), or the one on the store, and no other.
+    local_states = [h.warehouse / "_loader_state" / h.database for h in (rest_harness, other)]
+    if rest_harness.state_dir is None:
+        assert list((local_states[1] / "commits").glob("*.json")), local_states[1]
+    else:
+        assert not any(state.exists() for state in local_states), local_states
+        prefix = rest_harness.state_dir.removeprefix(f"s3://{BUCKET}/") + "/commits/"
+        listed = rest_catalog.store.client().list_objects_v2(Bucket=BUCKET, Prefix=prefix)
+        assert [o["Key"] for o in listed.get("Contents", []) if o["Key"].endswith(".json")], prefix
 
 
 def test_a_lock_left_in_the_catalog(

@@ -19,7 +19,8 @@ import pytest
 from loader.fault_injection import CRASH_POINTS, ICEBERG_CRASH_POINTS
 from loader.reading.kafka_metadata import watermarks
 from loader.report import EXIT_LOCKED
-from loader.runtime.spark_session import EMBEDDED_METASTORE_DIR
+from loader.runtime.spark_session import EMBEDDED_METASTORE_DIR, installed_spark_version
+from loader.runtime.spark_versions import DEFAULT_LINE, line_for
 from loader.schema.naming import table_name
 from tests.loader.harness import (
     REPO_ROOT,
@@ -114,30 +115,56 @@ def test_a_second_run_exits_at_once_while_the_first_holds_the_lock(cli_harness: 
 
 
 # Past its manifest a run only completes it (`CommitLog.apply`: the same file moves and partitions for every
-# format, on the same local disk here), so the Iceberg run is killed up to there: at each step before,
-# around its table's own commit; the Hive run is killed at every step of the completion as well. The
-# same through a REST catalog, whose state directory is on the object store (where a move is a copy),
-# is killed at every step: test_rest_catalog_kills.py, a file of its own so that the test workers run
-# it beside these (pytest-xdist gives a worker a whole file).
-ICEBERG_KILL_POINTS = ICEBERG_CRASH_POINTS[: ICEBERG_CRASH_POINTS.index("after_manifest") + 1]
+# format, on the same local disk here), so the Iceberg run is killed up to there, from its tables' making
+# on: at each step around its table's own commit. Before the tables are made (after recovery, after the
+# plan) a killed run leaves its lock file alone, the same for every format, as a kill from outside in the
+# JVM's start does: the Hive run is killed there, from outside, and at every step of the completion as
+# well. The same through a REST catalog, whose state directory is on the object store (where a move is a
+# copy), is killed from its table's creation to its end: test_rest_catalog_kills.py, a file of its own so
+# that the test workers run it beside these (pytest-xdist gives a worker a whole file).
+ICEBERG_KILL_POINTS = ICEBERG_CRASH_POINTS[
+    ICEBERG_CRASH_POINTS.index("after_table_ready") : ICEBERG_CRASH_POINTS.index("after_manifest") + 1
+]
+# On a line other than the default (the oldest's leg of scripts/test), the Iceberg run is killed where
+# its rerun resumes from a state Spark sees for itself: the table made and empty, the table holding the
+# run's range (the rerun's write of it gets no row), the manifest written (the rerun completes it). The
+# steps between change files of the loader's own, the same on every line, killed on the default line.
+ICEBERG_RESUME_POINTS = ("after_table_ready", "after_iceberg_commit", "after_manifest")
+ON_DEFAULT_LINE = line_for(installed_spark_version()).minor == DEFAULT_LINE
+KILLED_FROM_OUTSIDE_AFTER_S = (3.0, 6.0, 9.0)
 
 
 # About 15 `loader run` processes one after the other: four to eight minutes beside another test worker.
 @pytest.mark.timeout(1200)
 @pytest.mark.parametrize(
-    ("table_format", "crash_points"), [("hive", CRASH_POINTS), ("iceberg", ICEBERG_KILL_POINTS)]
+    ("table_format", "crash_points", "kills_from_outside"),
+    [
+        ("hive", CRASH_POINTS, KILLED_FROM_OUTSIDE_AFTER_S),
+        ("iceberg", ICEBERG_KILL_POINTS if ON_DEFAULT_LINE else ICEBERG_RESUME_POINTS, ()),
+    ],
+    ids=["hive", "iceberg"],  # scripts/test names the Iceberg one for the oldest Spark line
 )
 def test_killed_at_every_step_and_rerun_loads_every_record_exactly_once(
-    cli_harness: Harness, table_format: str, crash_points: tuple[str, ...]
+    cli_harness: Harness,
+    table_format: str,
+    crash_points: tuple[str, ...],
+    kills_from_outside: tuple[float, ...],
 ) -> None:
+    assert set(ICEBERG_RESUME_POINTS) <= set(ICEBERG_KILL_POINTS)
     cli_harness.table_format = table_format
-    killed_at_every_step_then_run(cli_harness, crash_points)
+    killed_at_every_step_then_run(cli_harness, crash_points, kills_from_outside)
 
 
-def killed_at_every_step_then_run(cli_harness: Harness, crash_points: tuple[str, ...]) -> None:
-    """Runs killed at each of `crash_points`, then at three moments from outside, then a run that
-    completes: every record is in its table once, every bad one in the quarantine once, and the audit
-    agrees."""
+def killed_at_every_step_then_run(
+    cli_harness: Harness,
+    crash_points: tuple[str, ...],
+    kills_from_outside: tuple[float, ...] = KILLED_FROM_OUTSIDE_AFTER_S,
+    killed_after_a_whole_range: bool = True,
+) -> None:
+    """Runs killed at each of `crash_points`, then from outside at each of `kills_from_outside` seconds
+    after their start, then (Iceberg, with `killed_after_a_whole_range`) once more after the table's
+    commit, then a run that completes: every record is in its table once, every bad one in the
+    quarantine once, and the audit agrees."""
     table_format = cli_harness.table_format
     topic = cli_harness.topic(partitions=2)
     # Topics of good records only, which a Hive run loads in one query with `topic` (see
@@ -163,7 +190,7 @@ def killed_at_every_step_then_run(cli_harness: Harness, crash_points: tuple[str,
         produce(4)
         done = cli_harness.run_cli(env={"LOADER_CRASH_AT": point, **tolerate_bad})
         assert done.returncode == -signal.SIGKILL, f"{point}: {done.returncode}\n{done.stderr[-2000:]}"
-    for delay in (3.0, 6.0, 9.0):  # kill -9 from outside, wherever the run happens to be
+    for delay in kills_from_outside:  # kill -9 from outside, wherever the run happens to be
         produce(4)
         process = start_cli(cli_harness, tolerate_bad)
         time.sleep(delay)
@@ -173,7 +200,7 @@ def killed_at_every_step_then_run(cli_harness: Harness, crash_points: tuple[str,
         else:
             process.communicate(timeout=120)
 
-    if table_format != "hive":
+    if table_format != "hive" and killed_after_a_whole_range:
         # Killed right after a table's Iceberg commit, and nothing new before the next run: that run finds
         # a range its table holds whole, so its write gets no row (Spark 3.5 then reports no count).
         produce(4)
@@ -181,7 +208,8 @@ def killed_at_every_step_then_run(cli_harness: Harness, crash_points: tuple[str,
         assert done.returncode == -signal.SIGKILL, done.stderr[-2000:]
     final = cli_harness.run_cli("--debug", env=tolerate_bad)  # a failed topic's trace in its stderr
     assert final.returncode == 0, final.stderr[-6000:]
-    assert outside_kills >= 2, "the runs ended before the kills from outside"
+    if kills_from_outside:  # all but one landed in a run (a fast machine may end one before its kill)
+        assert outside_kills >= len(kills_from_outside) - 1, "the runs ended before the kills from outside"
 
     def table_of(each: str) -> str:
         return f"{cli_harness.database}.{table_name(each)}"
