@@ -35,9 +35,11 @@ def ended_pid() -> int:
 
 
 def _needs_iceberg(item: pytest.Item) -> bool:
-    """A test of Iceberg tables: in an Iceberg module, or parametrized (itself or a fixture) with iceberg."""
+    """A test of Iceberg tables: in an Iceberg or REST catalog module (a REST catalog's tables are
+    Iceberg's), or parametrized (itself or a fixture) with iceberg."""
     params = getattr(getattr(item, "callspec", None), "params", {})
-    in_module = item.module is not None and "iceberg" in item.module.__name__
+    name = item.module.__name__ if item.module is not None else ""
+    in_module = "iceberg" in name or "rest_catalog" in name
     return in_module or "iceberg" in params.values()
 
 
