@@ -208,7 +208,7 @@ class Harness:
             from loader.formats.catalog_settings import take_catalog
             from loader.formats.iceberg_catalogs import IcebergCatalog, spark_catalog_conf
             from loader.runtime.spark_session import (
-                SparkSettings, build_spark_session, iceberg_jars,
+                DRIVER_JIT, SparkSettings, build_spark_session, iceberg_jars,
             )
             iceberg = {self.table_format == "iceberg"!r}
             access = take_catalog({self.catalog_settings!r}, {self.catalog_secrets!r})
@@ -219,6 +219,7 @@ class Harness:
             settings = SparkSettings(
                 warehouse_dir={str(self.warehouse)!r}, master="local[1]", extra_conf=conf, extra_jars=jars,
                 class_archive_dir=Path(archive) if archive else None,
+                driver_java_options=DRIVER_JIT["quick"],  # the JIT a `loader run` starts with
             )
             spark = build_spark_session(settings)
             """
