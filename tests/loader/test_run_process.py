@@ -158,7 +158,7 @@ def test_killed_at_every_step_and_rerun_loads_every_record_exactly_once(
 def killed_at_every_step_then_run(
     cli_harness: Harness,
     crash_points: tuple[str, ...],
-    kills_from_outside: tuple[float, ...] = KILLED_FROM_OUTSIDE_AFTER_S,
+    kills_from_outside: tuple[float, ...],
     killed_after_a_whole_range: bool = True,
 ) -> None:
     """Runs killed at each of `crash_points`, then from outside at each of `kills_from_outside` seconds
