@@ -21,6 +21,7 @@ from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 from loader.formats import already_held
+from loader.runtime.java_values import java_string_map
 from loader.schema.current_state import DELETES, UPSERTS
 
 # What marks a table as a current-state table (what `loader maintain` compacts as one).
@@ -115,9 +116,7 @@ def merge_with_properties(
     view = f"loader_changes_{uuid.uuid4().hex}"
     changes.createOrReplaceTempView(view)
     try:
-        java_properties = jvm.java.util.HashMap()
-        for name, value in properties.items():
-            java_properties.put(name, value)
+        java_properties = java_string_map(spark, properties)
         sql = merge_sql(target, view, key_column(changes.columns))
         body = _Callable(lambda: spark.sql(sql))
         refusal = jvm.java.lang.Class.forName("java.lang.RuntimeException")
