@@ -9,11 +9,11 @@ the heap left after its last collection.
 
 - many-topics: `--topics` (600) topics of `--records` (500) records, each a long and a string of
   `--record-bytes` (4,000) characters: Spark's Kafka source kept the last batch of every topic partition
-  read in the past five minutes (benchmarks/README.md, "Kafka's pools emptied");
+  read in the past five minutes (benchmarks/JOURNAL.md, "Kafka's pools emptied");
 - spanning-hours: `--topics` (32) small topics of `--records` (20,000) page-view events each, their
   timestamps spread over the last `--hours` (144) hours, as a first run over a quiet topic's retention
   finds them: small topics share a query, whose task writes a file per topic and hour
-  (benchmarks/README.md, "A group's files over days of hours").
+  (benchmarks/JOURNAL.md, "A group's files over days of hours").
 """
 
 from __future__ import annotations

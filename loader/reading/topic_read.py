@@ -33,7 +33,7 @@ from loader.reading.window_counts import (
 # default, still more than a quarter of a small topics' group task at 10 ms. The records a run reads are
 # all there before it starts, so a short wait costs nothing else. One millisecond, not none: a poll that
 # finds nothing (a new leader whose high watermark lags after a failover) then asks the broker a
-# thousand times a second at most, not as fast as it answers (benchmarks/README.md, "A millisecond's
+# thousand times a second at most, not as fast as it answers (benchmarks/JOURNAL.md, "A millisecond's
 # fetch wait"). A `kafka.` property of the settings' own still wins.
 FETCH_MAX_WAIT_MS = "1"
 

@@ -442,7 +442,7 @@ def rows_for_writer(
 
     Nothing is filtered, so nothing stands between the decoding and the write: `rows_to_write` counts the
     rows in an observation, which Spark cannot fuse into the generated code around it, so each decoded
-    struct was copied into a row of its own between two code stages and read back (benchmarks/README.md,
+    struct was copied into a row of its own between two code stages and read back (benchmarks/JOURNAL.md,
     "A topic's rows counted by the writer"). A filter without that observation would be pushed below
     the decoding and decode every body twice."""
     row = F.expr(named_struct(columns.items()))

@@ -4,7 +4,7 @@ Every cron run starts a fresh driver JVM, which loads and verifies tens of thous
 Hadoop classes before the run reads its first record: a run with nothing new spends most of its time
 there. The JVM can write the classes it loaded into an archive when it exits
 (`-XX:ArchiveClassesAtExit`) and map them from that archive at the next start (`-XX:SharedArchiveFile`),
-already parsed and verified. Measured in benchmarks/README.md ("The driver JVM's class archive").
+already parsed and verified. Measured in benchmarks/JOURNAL.md ("The driver JVM's class archive").
 
 The JVM only writes the archive as it exits, after the run (15 to 40 s on 2 CPUs, about 200 MB), so
 the first run with an archive directory pays that once, and each later run starts from the archive.

@@ -7,7 +7,7 @@ Avro sources, Iceberg's runtime) sit in a class loader below, asked only after a
 A `loader run` loads about 24,000 classes, nearly all from a few dozen jars, so most look-ups walked
 past a hundred jars or more first. Listing those jars ahead of the rest (the launcher's copies later on
 the path are skipped as duplicates) takes about 0.9 s of class loading off every driver JVM's start
-(benchmarks/README.md, "The most used jars first on the driver's class path").
+(benchmarks/JOURNAL.md, "The most used jars first on the driver's class path").
 
 The order changes no class's origin: a class that two jars of Spark's directory both hold already comes
 from whichever the file system lists first, and the settings' own class path still comes first.

@@ -5,7 +5,7 @@ Py4J, as pyspark 4.0 brings it, leaves Nagle's algorithm on for its sockets: an 
 first, about 40 ms on Linux, where the call itself takes well under a millisecond on loopback. A run
 makes such calls for every wide schema it reads (three per group of small topics) and for its manifest.
 The loader's jar has a listener of the Py4J server that turns the option on for every connection
-(`NoDelayConnections` in `jvm/tableloader`); measured in benchmarks/README.md ("Py4J answers
+(`NoDelayConnections` in `jvm/tableloader`); measured in benchmarks/JOURNAL.md ("Py4J answers
 without Nagle's algorithm").
 """
 

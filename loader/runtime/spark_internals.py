@@ -20,7 +20,7 @@ What remains here, and why there is no public way:
   copies made by the case classes' own `copy`, whatever their number of fields on this Spark line.
 - `create_partitions`: a table's new partitions in one metastore request. The SQL statement parses,
   analyses, looks the table up and refreshes it: measured at 1.4x to 1.8x the time per table of the
-  request (benchmarks/README.md, "One code base for every Spark line"), paid for every table a run
+  request (benchmarks/JOURNAL.md, "One code base for every Spark line"), paid for every table a run
   adds an hour to. The partition's storage is a copy of the table's (its own `copy`, whatever its
   arity); the partition itself is built with the six arguments it has on every supported line
   (3.5 to 4.2), and where a line gives it others the call fails at once and the caller takes SQL.

@@ -62,7 +62,7 @@ REDACTION = {
 # micro-batch then goes on where the last one stopped. The loader's reads are batch queries, each with a
 # consumer group of its own, so nothing in those pools is ever taken again, and every topic partition
 # read in the last five minutes kept its last batch on the heap (a local driver's; each executor's on a
-# cluster): after a run of 200 topics x 499 records, all 99,800 records (benchmarks/README.md, "Kafka's
+# cluster): after a run of 200 topics x 499 records, all 99,800 records (benchmarks/JOURNAL.md, "Kafka's
 # pools emptied"). Idle for a second, a batch or a consumer goes: a task that reads the next offsets of a
 # partition a task of the same query has just read still finds them.
 KAFKA_SOURCE_POOLS = {
@@ -176,7 +176,7 @@ def local_path(uri: str) -> Path | None:
 # table's directory and then, as Hive 2.3 does by default, copies its parent's group and permissions onto
 # it through Hadoop's shell commands (`chgrp`, `chmod`): each reads the directory's owner and mode by
 # starting an `ls -ld` process, three per table, about a third of a table's creation on a local disk
-# (benchmarks/README.md, "Table directories without Hive's permission copy"). Hive 3 dropped that copy;
+# (benchmarks/JOURNAL.md, "Table directories without Hive's permission copy"). Hive 3 dropped that copy;
 # the directory gets the process's umask, as the loader's own partition directories and files always
 # have, and whoever cannot enter the database's directory still cannot reach the table's. A metastore
 # service keeps its own setting: it makes the directories there, not here.
@@ -413,7 +413,7 @@ def read_kafka_with_v2_reader(session: SparkSession) -> None:
     Spark reads a Kafka batch through its V1 relation by default, whose scan turns every record into a
     `Row` object and back, and generates that conversion's code again for every topic partition a task
     reads: 12% of a small topics' group task's CPU in a profile, and a big topic's load took about 0.94x
-    the time without it (benchmarks/README.md, "Spark's Kafka source read by its V2 reader"). Both read
+    the time without it (benchmarks/JOURNAL.md, "Spark's Kafka source read by its V2 reader"). Both read
     with the same consumers and options. A session's own setting, so set on every session the loader
     makes (a new session starts from the application's settings)."""
     current = session.conf.get(V1_SOURCES)
@@ -484,7 +484,7 @@ def interpreted_session(spark: SparkSession) -> SparkSession:
     fresh driver JVM (every cron run) the JIT then compiles that code as well: a profile of a run's JVM
     spent about as much CPU compiling as running. A group reads a few thousand records per topic,
     where interpreting costs less than generating; the passes of busy topics keep generated code.
-    Measured in benchmarks/README.md ("Small topics' queries interpreted")."""
+    Measured in benchmarks/JOURNAL.md ("Small topics' queries interpreted")."""
     session = spark.newSession()
     read_kafka_with_v2_reader(session)
     session.conf.set("spark.sql.codegen.wholeStage", "false")

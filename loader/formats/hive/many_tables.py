@@ -10,7 +10,7 @@ and returns the files it wrote. Only files that a successful task returned are s
 A topic's own pass writes its rows with the same writer, as a group of one (see
 `loader.run.topic_pass.rows_for_writer`), and so do the quarantine's rows (`write_table`): Spark's writer
 sorts every row of a task by the time partition before it writes a partitioned table, and Kafka's order is
-mostly time's already (benchmarks/README.md, "A busy topic's rows written without a sort").
+mostly time's already (benchmarks/JOURNAL.md, "A busy topic's rows written without a sort").
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def orc_buffer_size(records: int) -> int:
     buffer is also ORC's compression chunk, and a stream longer than one is compressed chunk by chunk
     (files of 20,000 rows came out twice as big with 16 KB). So the size holds a column stream of
     `records` values of up to 32 bytes in one chunk, as ORC's own would: a power of two, at least 16 KB,
-    and ORC's own from 256 KB (benchmarks/README.md, "ORC buffers the size of a small topic's file")."""
+    and ORC's own from 256 KB (benchmarks/JOURNAL.md, "ORC buffers the size of a small topic's file")."""
     wanted = max(SMALLEST_BUFFER_BYTES, BUFFER_BYTES_PER_RECORD * records)
     size = 1 << (wanted - 1).bit_length()
     return size if size < ORC_BUFFER_BYTES else 0

@@ -129,9 +129,9 @@ class TableCatalog:
 
     def _create(self, qualified: str, data_schema: StructType, granularity: Granularity) -> None:
         """DDL, not `saveAsTable` of an empty frame: no Spark job, no file write, no statistics update: less
-        than half the time per table (see benchmarks/README.md). The existence defaults are left out (see
-        `without_existence_defaults`); column metadata that DDL cannot say, if any, is set in one more
-        metastore call."""
+        than half the time per table (benchmarks/JOURNAL.md, "Tables created by DDL"). The existence
+        defaults are left out (see `without_existence_defaults`); column metadata that DDL cannot say, if
+        any, is set in one more metastore call."""
         database, _, table = qualified.partition(".")
         partitions = partition_columns(granularity)
         data_schema = without_existence_defaults(data_schema)

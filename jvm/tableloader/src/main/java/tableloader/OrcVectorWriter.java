@@ -59,7 +59,7 @@ import org.apache.spark.unsafe.types.UTF8String;
  *
  * <p>Spark's writer turns every value of a row into a Hadoop {@code Writable} (a new {@code Text} and a
  * copy of every string), puts them in an {@code OrcStruct}, and ORC's record writer then copies each one
- * into its column vectors: a quarter of a busy topic's task time (benchmarks/README.md, "Rows written
+ * into its column vectors: a quarter of a busy topic's task time (benchmarks/JOURNAL.md, "Rows written
  * straight into ORC's vectors"). Here each column has a setter, made once from the table's type, that
  * copies a value from the row into its vector.
  *
