@@ -1,23 +1,38 @@
 """The Column that decodes a framed Avro body: Spark's own `from_avro`, one branch per writer schema.
 
 Spark's `from_avro` is a SQL function from Spark 4.0 on only; its Column function exists on every
-supported line (3.5 included), so the decoding is built here as a Column around the SQL text of the rest
-of a topic's query (`loader.reading.decoding.AvroRead`). It costs a few calls into the JVM per writer
-schema, not per field. The loader once had an Avro decoder of its own in its jar, for a measured 5 ms per
-writer schema and task of a small topic's interpreted query; it was built on Spark's internal classes
-and broke on each new Spark line, and was retired (benchmarks/README.md, "Spark's own from_avro").
+supported line (3.5 included), so the decoding is built here as a Column (`avro_column`) from `AvroRead`,
+the decoding as data around the SQL text of the rest of a topic's query (`loader.reading.decoding`). It
+costs a few calls into the JVM per writer schema, not per field. The loader once had an Avro decoder of
+its own in its jar, for a measured 5 ms per writer schema and task of a small topic's interpreted query;
+it was built on Spark's internal classes and broke on each new Spark line, and was retired
+(benchmarks/JOURNAL.md, "One code base for every Spark line").
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, replace
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 from pyspark.sql.avro.functions import from_avro
 
-if TYPE_CHECKING:
-    from loader.reading.decoding import AvroRead
+
+@dataclass(frozen=True)
+class AvroRead:
+    """`from_avro` of a framed binary column, one branch per writer schema, as data: Spark's `from_avro`
+    is a SQL function only from Spark 4.0 on, so the decoding is made a Column by `avro_column` (on every
+    Spark line alike), around SQL text for the rest."""
+
+    body: str  # the Avro body (SQL text)
+    schema_id: str  # the header's schema id (SQL text)
+    guard: str  # decoded only where this holds, NULL elsewhere (SQL text)
+    writer_schemas: tuple[tuple[int, str], ...]  # (writer schema id, its schema), by id
+    options: tuple[tuple[str, str], ...]  # `from_avro`'s options
+
+    def only_where(self, condition: str) -> AvroRead:
+        """The same, decoded only where `condition` holds too (SQL text)."""
+        return replace(self, guard=f"({condition}) AND ({self.guard})")
 
 
 def avro_column(read: AvroRead) -> Column:

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Literal
 
 from pyspark.sql import Column, DataFrame, Observation
 from pyspark.sql import functions as F
 
-from loader.reading.avro_decoder import avro_column
+from loader.reading.avro_decoder import AvroRead, avro_column
 from loader.reading.registry_client import SubjectSchemas
 from loader.reading.sql_text import (
     aliased,
@@ -95,23 +95,6 @@ def _framed_sql(column: str) -> str:
 
 
 @dataclass(frozen=True)
-class AvroRead:
-    """`from_avro` of a framed binary column, one branch per writer schema, as data: Spark's `from_avro`
-    is a SQL function only from Spark 4.0 on, so the decoding is made a Column by
-    `loader.reading.avro_decoder.avro_column` (on every Spark line alike), around SQL text for the rest."""
-
-    body: str  # the Avro body (SQL text)
-    schema_id: str  # the header's schema id (SQL text)
-    guard: str  # decoded only where this holds, NULL elsewhere (SQL text)
-    writer_schemas: tuple[tuple[int, str], ...]  # (writer schema id, its schema), by id
-    options: tuple[tuple[str, str], ...]  # `from_avro`'s options
-
-    def only_where(self, condition: str) -> AvroRead:
-        """The same, decoded only where `condition` holds too (SQL text)."""
-        return replace(self, guard=f"({condition}) AND ({self.guard})")
-
-
-@dataclass(frozen=True)
 class FramedAvro:
     """What one binary column holds when read as Confluent-framed Avro of a subject (SQL text)."""
 
@@ -148,7 +131,7 @@ def read_framed(column: str, schemas: SubjectSchemas, header_id: str | None = No
     """`header_id`: a column that already holds `framed_schema_id_sql(column)`. Every writer schema's
     branch and the verdicts test the id; read from the bytes in each of them, it is converted (to hex,
     then from base 16) several times per record, a measurable share of a big topic's decoding
-    (benchmarks/README.md, "The header's schema id read once")."""
+    (benchmarks/JOURNAL.md, "The header's schema id read once")."""
     reader, flagged = reader_schema(schemas.latest_schema)
     options = {
         "mode": "PERMISSIVE",

@@ -13,8 +13,8 @@ import fastavro
 import pytest
 from pyspark.sql import DataFrame, Row, SparkSession
 
-from loader.reading.avro_decoder import avro_column
-from loader.reading.decoding import AvroRead, reader_schema
+from loader.reading.avro_decoder import AvroRead, avro_column
+from loader.reading.decoding import reader_schema
 from loader.runtime.spark_session import interpreted_session
 
 pytestmark = pytest.mark.integration
