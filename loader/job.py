@@ -143,6 +143,7 @@ def _run_once(
 ) -> RunReport:
     started = time.monotonic()
     report = _new_report(settings)
+    places = places_of(settings)
     try:
         _load(settings, spark, store, report, console)
     except REFUSALS as exc:
@@ -156,23 +157,21 @@ def _run_once(
         report.exit_code = EXIT_SIGNALLED + exc.signum
     except CompletionPending as exc:  # past the commit point: committed, not complete
         log_trace(f"commit {exc.seq} not complete", exc)
-        report.error, report.exit_code = stopped(
-            exc, places_of(settings), Committed(unregistered=exc.unregistered)
-        )
+        report.error, report.exit_code = stopped(exc, places, Committed(unregistered=exc.unregistered))
     except TablesCommitted as exc:  # before the manifest, after tables that commit themselves took rows
         log_trace("the run stopped before its manifest", exc)
         cause = exc.__cause__ if isinstance(exc.__cause__, Exception) else exc
-        report.error = stopped(cause, places_of(settings), Committed(in_tables=True))[0]
+        report.error = stopped(cause, places, Committed(in_tables=True))[0]
     except Exception as exc:  # the run stops; what was committed stays, the rest is redone next time
         log_trace("the run stopped", exc)
-        report.error = java_refusal(str(exc)) or stopped(exc, places_of(settings), Committed())[0]
+        report.error = java_refusal(str(exc)) or stopped(exc, places, Committed())[0]
     finally:
         report.seconds = round(time.monotonic() - started, 2)
     if report.error is None and STOP.signum is not None:  # it came after the commit point
         report.error = f"{StopRequested(STOP.signum)} after the commit point: the run's commit is complete"
         report.exit_code = EXIT_SIGNALLED + STOP.signum
     if report.error is None:
-        report.error = failed_topics_line(report, places_of(settings))
+        report.error = failed_topics_line(report, places)
     report.exit_code = exit_code(report, settings.max_bad_ratio)
     return report
 
