@@ -123,7 +123,9 @@ def test_no_class_of_the_runs_jars_is_one_of_sparks_so_none_changes_its_origin()
     come from the run's copy instead of Spark's."""
     run_jars = connector_jars() + iceberg_jars()
     assert any(artifact(jar) == "kafka-clients" for jar in run_jars), "run scripts/fetch-jars first"
-    assert any(artifact(jar).startswith("iceberg-spark-runtime-") for jar in run_jars), "fetch the jars"
+    assert any((artifact(jar) or "").startswith("iceberg-spark-runtime-") for jar in run_jars), (
+        "fetch the jars"
+    )
     spark_classes = {name for jar in (spark_home() / "jars").glob("*.jar") for name in classes_in(jar)}
     shared = {
         (Path(jar).name, name)
