@@ -63,7 +63,7 @@ def metastore(tmp_path: Path) -> Iterator[Metastore]:
 
 
 def test_a_metastore_gone_after_the_commit_point_leaves_partitions_to_the_next_run(
-    cli_harness: Harness, metastore: Metastore
+    cli_harness: Harness, metastore: Metastore, tmp_path: Path
 ) -> None:
     topic = cli_harness.topic()
     cli_harness.produce(topic, EVENT, [{"n": i} for i in range(5)])
@@ -71,14 +71,18 @@ def test_a_metastore_gone_after_the_commit_point_leaves_partitions_to_the_next_r
     commits = cli_harness.warehouse / "_loader_state" / cli_harness.database / "commits"
 
     uri = metastore.service.uri
-    run = start_cli(cli_harness, {"LOADER_PAUSE_AT": "after_moves:30", "LOADER_METASTORE_URI": uri})
+    paused = tmp_path / "paused"
+    env = {"LOADER_PAUSE_AT": "after_moves:60", "LOADER_PAUSED_FILE": str(paused)}
+    run = start_cli(cli_harness, {**env, "LOADER_METASTORE_URI": uri})
     try:
         deadline = time.monotonic() + 240
-        while not (commits / "000000000001.json").exists():  # the commit point has passed
+        while not paused.exists():  # the run waits before registering its partitions
             assert run.poll() is None, run.communicate()
-            assert time.monotonic() < deadline, "the run never committed"
+            assert time.monotonic() < deadline, "the run never reached its partitions"
             time.sleep(0.1)
-        metastore.script("stop")  # while the run waits before registering its partitions
+        assert (commits / "000000000001.json").exists()  # the commit point has passed
+        metastore.script("stop")
+        paused.unlink()  # the run goes on, without its metastore
         out, err = run.communicate(timeout=300)
     finally:
         run.kill()

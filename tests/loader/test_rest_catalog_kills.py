@@ -14,19 +14,23 @@ from tests.loader.test_run_process import killed_at_every_step_then_run
 
 pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first]
 
-# Every step whose state is the catalog's or the store's: the table made in the catalog, its commit, and
-# the manifest, its completion's copies on the store and its marker there. Left out: the steps before the
-# table is ready (recovery, the plan), whose state is the catalog's lock alone, which each kill here
-# leaves for the next run to take over; and the partitions' step, which for an Iceberg table registers
-# none (its state is the moves'). Every step is killed under the metastore (test_run_process.py), and the
-# kills from outside land there too: at 3 to 9 s a run is still starting its JVM, whatever its catalog.
+# The steps whose state is on the catalog or the store and whose rerun reads it there: the table's commit
+# in the catalog (the rerun finds its offsets in the snapshot), the run's files staged on the store and
+# its manifest (each then reads from the store), the completion half done (a move on the store is a copy
+# and a delete: the rerun finds some sources gone) and its marker. Left out, each the same code as a step
+# kept here, or killed elsewhere with the same state: the steps before the table is ready (their state
+# is the catalog's lock, which each kill here leaves for the next run to take over, and which
+# test_rest_catalog_runs.py leaves and takes over too), the table made and empty, the manifest's
+# temporary file (a staged file like the others), every move done (some sources gone, as after the
+# first), and the partitions' step, which for an Iceberg table registers none. Every step is killed
+# under the metastore (test_run_process.py), and the kills from outside land there too: at 3 to 9 s a
+# run is still starting its JVM, whatever its catalog.
 REST_KILL_POINTS = (
-    "after_table_ready", "after_iceberg_commit", "after_staging", "after_manifest_temp", "after_manifest",
-    "after_first_move", "after_moves", "after_applied_marker",
+    "after_iceberg_commit", "after_staging", "after_manifest", "after_first_move", "after_applied_marker",
 )  # fmt: skip
 
 
-# About 12 `loader run` processes one after the other, each with its catalog lock and state on the store.
+# About 8 `loader run` processes one after the other, each with its catalog lock and state on the store.
 @pytest.mark.timeout(1200)
 def test_killed_at_every_step_through_a_rest_catalog_and_rerun_loads_every_record_exactly_once(
     cli_harness: Harness, rest_catalog: RestCatalogService

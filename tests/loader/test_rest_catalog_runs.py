@@ -336,6 +336,7 @@ def test_a_store_gone_before_the_manifest_loses_nothing_and_loads_nothing_twice(
             assert time.monotonic() < deadline, "the run never reached its commit"
             time.sleep(0.1)
         store.script("stop")
+        paused.unlink()  # the run goes on, without its store
         out, err = run.communicate(timeout=600)
     finally:
         run.kill()

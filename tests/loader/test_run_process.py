@@ -90,10 +90,15 @@ def lock_file(harness: Harness) -> Path:
     return harness.warehouse / "_loader_state" / harness.database / "lock"
 
 
-def test_a_second_run_exits_at_once_while_the_first_holds_the_lock(cli_harness: Harness) -> None:
+def test_a_second_run_exits_at_once_while_the_first_holds_the_lock(
+    cli_harness: Harness, tmp_path: Path
+) -> None:
     topic = cli_harness.topic()
     cli_harness.produce(topic, EVENT, [{"n": i, "target": "a"} for i in range(3)])
-    first = start_cli(cli_harness, {"LOADER_PAUSE_AT": "after_recovery:25"})
+    paused = tmp_path / "paused"
+    first = start_cli(
+        cli_harness, {"LOADER_PAUSE_AT": "after_recovery:25", "LOADER_PAUSED_FILE": str(paused)}
+    )
     try:
         deadline = time.monotonic() + 120
         while not (lock_file(cli_harness).exists() and lock_file(cli_harness).read_text().strip()):
@@ -108,6 +113,7 @@ def test_a_second_run_exits_at_once_while_the_first_holds_the_lock(cli_harness: 
         assert "not started: another loader run holds the lock" in second.stderr
         assert time.monotonic() - started < 20  # it did not wait for the first, nor start Spark
         assert first.poll() is None  # the first is still at work
+        paused.unlink(missing_ok=True)  # it goes on (if it is not there yet, it waits its 25 s)
     finally:
         out, err = first.communicate(timeout=300)
     assert first.returncode == 0, err[-3000:]
@@ -131,10 +137,13 @@ ICEBERG_KILL_POINTS = ICEBERG_CRASH_POINTS[
 # steps between change files of the loader's own, the same on every line, killed on the default line.
 ICEBERG_RESUME_POINTS = ("after_table_ready", "after_iceberg_commit", "after_manifest")
 ON_DEFAULT_LINE = line_for(installed_spark_version()).minor == DEFAULT_LINE
-KILLED_FROM_OUTSIDE_AFTER_S = (3.0, 6.0, 9.0)
+# Hive's kills from outside: early (the process, or its JVM, starting) and late (the JVM started, or the
+# run at work on a fast machine); a third in between took a `loader run` more and landed where one of
+# these two does.
+KILLED_FROM_OUTSIDE_AFTER_S = (3.0, 9.0)
 
 
-# About 15 `loader run` processes one after the other: four to eight minutes beside another test worker.
+# About 14 `loader run` processes one after the other: four to eight minutes beside another test worker.
 @pytest.mark.timeout(1200)
 @pytest.mark.parametrize(
     ("table_format", "crash_points", "kills_from_outside"),
