@@ -1,5 +1,5 @@
-"""Fixtures shared by the whole suite live in tests/fixtures/; this file loads them, and orders the test
-files for the test workers."""
+"""Fixtures shared by the whole suite live in tests/fixtures/; this file loads them, chooses the tier
+(tests/tiers.py) and orders the test files for the test workers."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ pytest_plugins = [
     "tests.fixtures.postgres",
     "tests.fixtures.browser",
     "tests.fixtures.monitoring",
+    "tests.tiers",
 ]
 
 

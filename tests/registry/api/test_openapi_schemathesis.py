@@ -33,16 +33,21 @@ CHECKS = ",".join(
 )
 
 
+# Generated requests per operation: the default tier's, and the full tier's (its fuzzing at full size).
+EXAMPLES, EXAMPLES_FULL = 5, 20
+
+
 @pytest.mark.integration
 def test_api_conforms_to_its_openapi_document(
-    registry_factory: Callable[..., RegistryProcess], tmp_path: Path
+    registry_factory: Callable[..., RegistryProcess], tmp_path: Path, in_full_tier: bool
 ) -> None:
     server = registry_factory()
     seeded = requests.post(f"{server.url}/subjects/seed-value/versions", json={"schema": record(id="long")})
     assert seeded.status_code == 200
     command = [
         str(Path(sys.executable).with_name("schemathesis")), "run", f"{server.url}/openapi.json",
-        "--checks", CHECKS, "--max-examples", "20", "--generation-deterministic",
+        "--checks", CHECKS, "--max-examples", str(EXAMPLES_FULL if in_full_tier else EXAMPLES),
+        "--generation-deterministic",
         "--phases", "examples,coverage,fuzzing", "--workers", "2", "--request-timeout", "20",
     ]  # fmt: skip
     done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300)
