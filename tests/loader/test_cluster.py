@@ -32,8 +32,10 @@ from tests.fixtures.kafka import KafkaBroker
 from tests.fixtures.ports import free_port, this_workers_block
 from tests.loader.harness import REPO_ROOT, Harness, record_schema
 from tests.loader.test_many_tables_writer import group_rows
+from tests.tiers import FULL
 
-pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first]
+# The full tier's: six daemons and a spark-submit per run (scripts/test --full).
+pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first, FULL]
 
 EVENT = record_schema("ClusterEvent", [{"name": "id", "type": "long"}, {"name": "url", "type": "string"}])
 APP_NAME = "kafka-table-loader"

@@ -20,6 +20,7 @@ from loader.schema.current_state import KeyedChange, change_action, current_rows
 from loader.schema.naming import table_name
 from tests.loader.harness import Harness, record_schema
 from tests.loader.test_current_state_runs import ACCOUNT, killed_at_each_then_run
+from tests.tiers import FULL
 
 pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first]
 
@@ -181,19 +182,29 @@ def test_a_bounded_run_seeds_in_full_and_a_table_left_behind_is_seeded_from_wher
 
 
 # The steps of a seeding run: before anything, after the history append (before the merge), after the
-# merge, after the run's own commit.
+# merge, after the run's own commit. The default tier kills the two whose state only seeding leaves: the
+# current-state table made and not seeded (the rerun must seed it in full), and seeded and merged without
+# the run's manifest (the rerun must not seed it again); the full tier all four.
 SEED_CRASH_POINTS = ("after_table_ready", "after_iceberg_commit", "after_current_commit", "after_manifest")
+SEED_OWN_POINTS = ("after_table_ready", "after_current_commit")
 
 
 @pytest.mark.timeout(1200)
+@pytest.mark.parametrize(
+    "points",
+    [
+        pytest.param(SEED_OWN_POINTS, id="its-own-steps"),
+        pytest.param(SEED_CRASH_POINTS, id="every-step", marks=FULL),
+    ],
+)
 def test_a_seeding_run_killed_at_every_step_and_run_again_gives_the_tables_computed_from_kafka(
-    cli_harness: Harness,
+    cli_harness: Harness, points: tuple[str, ...]
 ) -> None:
     """A topic loaded by a run with its history table alone, then `loader run` with the pattern set
     killed at each step of the run that seeds its current-state table, each after more records: the run
     after them leaves the current-state table every record computes, and every record once in the
     history table."""
-    assert set(SEED_CRASH_POINTS) <= set(CURRENT_STATE_CRASH_POINTS)
+    assert set(SEED_OWN_POINTS) <= set(SEED_CRASH_POINTS) <= set(CURRENT_STATE_CRASH_POINTS)
     cli_harness.table_format = "iceberg"
     topic = cli_harness.topic(partitions=2, prefix="flags")
     values = cli_harness.serializer(topic, ACCOUNT)
@@ -213,7 +224,7 @@ def test_a_seeding_run_killed_at_every_step_and_run_again_gives_the_tables_compu
     first = cli_harness.run_cli()
     assert first.returncode == 0, first.stderr[-3000:]
     produced += killed_at_each_then_run(
-        cli_harness, producer, topic, values, offsets, SEED_CRASH_POINTS, chosen, first_round=1
+        cli_harness, producer, topic, values, offsets, points, chosen, first_round=1
     )
     history = f"{cli_harness.database}.{table_name(topic)}"
     [counted, rows] = cli_harness.query_cli_all(

@@ -31,6 +31,7 @@ from loader.schema.naming import table_name
 from tests.fixtures.hive_metastore import HiveMetastore
 from tests.infrastructure.test_hive_metastore_service import SESSION
 from tests.loader.harness import REPO_ROOT, Harness, record_schema
+from tests.tiers import FULL
 
 pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first]
 
@@ -176,8 +177,17 @@ def test_a_closed_partition_of_many_small_files_becomes_few_while_a_reader_sees_
     assert audit(harness.settings(**hourly), spark, QUARANTINE_TABLE).mismatches == []
 
 
+# The default tier kills maintain with its files rewritten and not switched, and switched and not
+# confirmed; the full tier after its record of intent too.
+@pytest.mark.parametrize(
+    "points",
+    [
+        pytest.param(("maintain_after_rewrite", "maintain_after_switch"), id="rewritten-and-switched"),
+        pytest.param(CRASH_POINTS, id="every-step", marks=FULL),
+    ],
+)
 def test_a_maintain_killed_at_any_step_leaves_the_table_whole_and_the_next_one_finishes(
-    cli_harness: Harness,
+    cli_harness: Harness, points: tuple[str, ...]
 ) -> None:
     topic = cli_harness.topic()
     day = datetime.now(UTC) - timedelta(days=2)
@@ -191,7 +201,8 @@ def test_a_maintain_killed_at_any_step_leaves_the_table_whole_and_the_next_one_f
     count = f"SELECT count(*) AS c, count(DISTINCT _kafka_offset) AS d FROM {table}"
     policy = ("--maintain-min-files", "3")
 
-    for point in CRASH_POINTS:
+    assert set(points) <= set(CRASH_POINTS)
+    for point in points:
         killed = cli_harness.run_cli(*policy, command="maintain", env={"LOADER_CRASH_AT": point})
         assert killed.returncode == -signal.SIGKILL, f"{point}: {killed.returncode}\n{killed.stderr[-2000:]}"
         if point != "maintain_after_record":  # killed before anything but the record was written

@@ -11,32 +11,34 @@ from loader.fault_injection import ICEBERG_CRASH_POINTS
 from tests.fixtures.rest_catalog import RestCatalogService
 from tests.loader.harness import Harness, on_rest_catalog
 from tests.loader.test_run_process import killed_at_every_step_then_run
+from tests.tiers import FULL
 
 pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first]
 
-# The steps whose state is on the catalog or the store and whose rerun reads it there: the table's commit
-# in the catalog (the rerun finds its offsets in the snapshot), the run's files staged on the store and
-# its manifest (each then reads from the store), the completion half done (a move on the store is a copy
-# and a delete: the rerun finds some sources gone) and its marker. Left out, each the same code as a step
-# kept here, or killed elsewhere with the same state: the steps before the table is ready (their state
-# is the catalog's lock, which each kill here leaves for the next run to take over, and which
-# test_rest_catalog_runs.py leaves and takes over too), the table made and empty, the manifest's
-# temporary file (a staged file like the others), every move done (some sources gone, as after the
-# first), and the partitions' step, which for an Iceberg table registers none. Every step is killed
-# under the metastore (test_run_process.py), and the kills from outside land there too: at 3 to 9 s a
-# run is still starting its JVM, whatever its catalog.
-REST_KILL_POINTS = (
-    "after_iceberg_commit", "after_staging", "after_manifest", "after_first_move", "after_applied_marker",
-)  # fmt: skip
+# The default tier kills the steps whose state is on the catalog or the store and whose rerun reads it
+# there, each a state of its own: the table's commit in the catalog (the rerun finds its offsets in the
+# snapshot), the manifest on the store (the rerun reads it from there and completes it), the completion
+# half done (a move on the store is a copy and a delete: the rerun finds some sources gone). The full
+# tier kills every step from the table's making on. Before it, a killed run's state is the catalog's
+# lock, which each kill here leaves for the next run to take over, and which test_rest_catalog_runs.py
+# leaves and takes over too; kills from outside land in the JVM's start, whatever the catalog, and are
+# the metastore's loop's (test_run_process.py).
+REST_STATE_POINTS = ("after_iceberg_commit", "after_manifest", "after_first_move")
+REST_EVERY_POINT = ICEBERG_CRASH_POINTS[ICEBERG_CRASH_POINTS.index("after_table_ready") :]
 
 
-# About 8 `loader run` processes one after the other, each with its catalog lock and state on the store.
-@pytest.mark.timeout(1200)
+# The full tier's case: about 12 `loader run` processes one after the other, each with its catalog lock
+# and state on the store; the default tier's: 5.
+@pytest.mark.timeout(1500)
+@pytest.mark.parametrize(
+    "crash_points",
+    [pytest.param(REST_STATE_POINTS, id="few"), pytest.param(REST_EVERY_POINT, id="every", marks=FULL)],
+)
 def test_killed_at_every_step_through_a_rest_catalog_and_rerun_loads_every_record_exactly_once(
-    cli_harness: Harness, rest_catalog: RestCatalogService
+    cli_harness: Harness, rest_catalog: RestCatalogService, crash_points: tuple[str, ...]
 ) -> None:
-    assert set(REST_KILL_POINTS) <= set(ICEBERG_CRASH_POINTS)
+    assert set(REST_STATE_POINTS) <= set(REST_EVERY_POINT)
     on_rest_catalog(cli_harness, rest_catalog, state_on_store=True)
     killed_at_every_step_then_run(
-        cli_harness, REST_KILL_POINTS, kills_from_outside=(), killed_after_a_whole_range=False
+        cli_harness, crash_points, kills_from_outside=(), killed_after_a_whole_range=False
     )

@@ -19,8 +19,7 @@ import pytest
 from loader.fault_injection import CRASH_POINTS, ICEBERG_CRASH_POINTS
 from loader.reading.kafka_metadata import watermarks
 from loader.report import EXIT_LOCKED
-from loader.runtime.spark_session import EMBEDDED_METASTORE_DIR, installed_spark_version
-from loader.runtime.spark_versions import DEFAULT_LINE, line_for
+from loader.runtime.spark_session import EMBEDDED_METASTORE_DIR
 from loader.schema.naming import table_name
 from tests.loader.harness import (
     REPO_ROOT,
@@ -31,6 +30,7 @@ from tests.loader.harness import (
     run_driver_script,
     transactional_producer,
 )
+from tests.tiers import FULL
 
 pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first]
 
@@ -120,38 +120,35 @@ def test_a_second_run_exits_at_once_while_the_first_holds_the_lock(
     assert topic in out
 
 
-# Past its manifest a run only completes it (`CommitLog.apply`: the same file moves and partitions for every
-# format, on the same local disk here), so the Iceberg run is killed up to there, from its tables' making
-# on: at each step around its table's own commit. Before the tables are made (after recovery, after the
-# plan) a killed run leaves its lock file alone, the same for every format, as a kill from outside in the
-# JVM's start does: the Hive run is killed there, from outside, and at every step of the completion as
-# well. The same through a REST catalog, whose state directory is on the object store (where a move is a
-# copy), is killed from its table's creation to its end: test_rest_catalog_kills.py, a file of its own so
-# that the test workers run it beside these (pytest-xdist gives a worker a whole file).
-ICEBERG_KILL_POINTS = ICEBERG_CRASH_POINTS[
-    ICEBERG_CRASH_POINTS.index("after_table_ready") : ICEBERG_CRASH_POINTS.index("after_manifest") + 1
-]
-# On a line other than the default (the oldest's leg of scripts/test), the Iceberg run is killed where
-# its rerun resumes from a state Spark sees for itself: the table made and empty, the table holding the
-# run's range (the rerun's write of it gets no row), the manifest written (the rerun completes it). The
-# steps between change files of the loader's own, the same on every line, killed on the default line.
+# The default tier kills each format's run at the steps whose state differs; the full tier at every step.
+# Hive: the run's files staged with no manifest (the rerun discards them), the manifest written (the
+# rerun completes it), the completion half done (some files moved, the rerun moves the rest). Iceberg:
+# where its rerun resumes from a state Spark sees for itself: the table made and empty, the table holding
+# the run's range (the rerun's write of it gets no row), the manifest written (the rerun completes it);
+# and once more after a whole range committed with nothing new (below). The steps between change files of
+# the loader's own, the same for every format, and a kill from outside lands in the JVM's start, where a
+# killed run leaves its lock file alone (the lock's own tests take such a lock over). The same through a
+# REST catalog, whose state directory is on the object store (where a move is a copy):
+# test_rest_catalog_kills.py, a file of its own so that the test workers run it beside these
+# (pytest-xdist gives a worker a whole file).
+HIVE_STATE_POINTS = ("after_staging", "after_manifest", "after_first_move")
 ICEBERG_RESUME_POINTS = ("after_table_ready", "after_iceberg_commit", "after_manifest")
-ON_DEFAULT_LINE = line_for(installed_spark_version()).minor == DEFAULT_LINE
-# Hive's kills from outside: early (the process, or its JVM, starting) and late (the JVM started, or the
-# run at work on a fast machine); a third in between took a `loader run` more and landed where one of
-# these two does.
+# The full tier's kills from outside: early (the process, or its JVM, starting) and late (the JVM started,
+# or the run at work on a fast machine).
 KILLED_FROM_OUTSIDE_AFTER_S = (3.0, 9.0)
 
 
-# About 14 `loader run` processes one after the other: four to eight minutes beside another test worker.
+# The full tier's cases: about 15 `loader run` processes one after the other, 5 to 10 minutes beside
+# another test worker; the default tier's: 6 or 7.
 @pytest.mark.timeout(1200)
 @pytest.mark.parametrize(
     ("table_format", "crash_points", "kills_from_outside"),
     [
-        ("hive", CRASH_POINTS, KILLED_FROM_OUTSIDE_AFTER_S),
-        ("iceberg", ICEBERG_KILL_POINTS if ON_DEFAULT_LINE else ICEBERG_RESUME_POINTS, ()),
-    ],
-    ids=["hive", "iceberg"],  # scripts/test names the Iceberg one for the oldest Spark line
+        pytest.param("hive", HIVE_STATE_POINTS, (), id="hive-few"),
+        pytest.param("iceberg", ICEBERG_RESUME_POINTS, (), id="iceberg-few"),
+        pytest.param("hive", CRASH_POINTS, KILLED_FROM_OUTSIDE_AFTER_S, id="hive", marks=FULL),
+        pytest.param("iceberg", ICEBERG_CRASH_POINTS, KILLED_FROM_OUTSIDE_AFTER_S, id="iceberg", marks=FULL),
+    ],  # scripts/test names the cases of the oldest Spark line's format
 )
 def test_killed_at_every_step_and_rerun_loads_every_record_exactly_once(
     cli_harness: Harness,
@@ -159,7 +156,8 @@ def test_killed_at_every_step_and_rerun_loads_every_record_exactly_once(
     crash_points: tuple[str, ...],
     kills_from_outside: tuple[float, ...],
 ) -> None:
-    assert set(ICEBERG_RESUME_POINTS) <= set(ICEBERG_KILL_POINTS)
+    assert set(HIVE_STATE_POINTS) <= set(CRASH_POINTS)
+    assert set(ICEBERG_RESUME_POINTS) <= set(ICEBERG_CRASH_POINTS)
     cli_harness.table_format = table_format
     killed_at_every_step_then_run(cli_harness, crash_points, kills_from_outside)
 
@@ -249,8 +247,17 @@ def killed_at_every_step_then_run(
     assert audited.returncode == 0, audited.stdout[-3000:] + audited.stderr[-3000:]
 
 
+# The default tier kills where the run's offsets, past its transactions' markers, are written and not
+# yet applied (the manifest), then from outside; the full tier before and after that too.
+@pytest.mark.parametrize(
+    "points",
+    [
+        pytest.param(("after_manifest",), id="its-own-step"),
+        pytest.param(("after_staging", "after_manifest", "after_first_move"), id="every-step", marks=FULL),
+    ],
+)
 def test_killed_runs_over_a_transactional_topic_load_each_committed_record_once_and_no_aborted_one(
-    cli_harness: Harness,
+    cli_harness: Harness, points: tuple[str, ...]
 ) -> None:
     topic = cli_harness.topic(partitions=2)
     serialize = cli_harness.serializer(topic, EVENT)
@@ -267,9 +274,7 @@ def test_killed_runs_over_a_transactional_topic_load_each_committed_record_once_
         )
         n += committed
 
-    killed_runs(
-        cli_harness, ("after_staging", "after_manifest", "after_first_move"), lambda _: produce(5, 3), 8.0
-    )
+    killed_runs(cli_harness, points, lambda _: produce(5, 3), 8.0)
     table = f"{cli_harness.database}.{table_name(topic)}"
     loaded = cli_harness.query_cli(
         f"SELECT _kafka_partition AS p, _kafka_offset AS o, n, target FROM {table}"
