@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pyspark.sql import SparkSession
 
 from loader.runtime.spark_session import installed_spark_version
 from loader.runtime.spark_versions import iceberg_refusal
@@ -18,6 +20,17 @@ def harness(kafka_broker: KafkaBroker, registry_url: str, spark_warehouse: Path)
     """In-process runs share the session's SparkSession, so they use its warehouse and metastore; each
     test gets a database (and so a state directory) of its own."""
     return Harness(kafka=kafka_broker, registry_url=registry_url, warehouse=spark_warehouse)
+
+
+@pytest.fixture(autouse=True)
+def hive_session_active_after(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test on the worker's application leaves its Hive session the active one: an in-process run on
+    another session of it (Iceberg's catalog, a REST catalog) makes that one active, and the next test's
+    Hive reads would go through it."""
+    yield
+    if "spark" in request.fixturenames:
+        spark: SparkSession = request.getfixturevalue("spark")
+        spark._jvm.org.apache.spark.sql.SparkSession.setActiveSession(spark._jsparkSession)
 
 
 @pytest.fixture

@@ -24,11 +24,13 @@ from pyspark.sql import DataFrame, SparkSession
 
 from loader import job
 from loader.config import LoaderSettings
+from loader.formats.catalog_settings import take_catalog
 from loader.reading.kafka_metadata import watermarks
 from loader.report import RunReport
 from tests.fixtures.kafka import KafkaBroker
 from tests.fixtures.object_store import BUCKET, REGION
 from tests.fixtures.rest_catalog import RestCatalogService
+from tests.fixtures.spark import ICEBERG_EXTENSIONS
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -73,8 +75,33 @@ class Harness:
             table_format=self.table_format,
             iceberg_catalog=self.iceberg_catalog,
             state_dir=self.state_dir,
+            catalog_access=take_catalog(dict(self.catalog_settings), self.catalog_secrets),
         )
         return replace(base, **overrides)
+
+    def in_process(self, warehouse: Path) -> Harness:
+        """This harness's topics, database and catalog, for runs in the worker's application, whose
+        warehouse (its embedded metastore's) is `warehouse`: where the `loader` processes of a REST
+        catalog's harness have one of their own, and the state directory is on the object store."""
+        return replace(self, warehouse=warehouse)
+
+    def session(self, spark: SparkSession) -> SparkSession:
+        """A session of the worker's application for this harness's tables, as `loader run` makes its
+        own: `spark` for Hive tables; for Iceberg's, a new session whose session catalog is the harness's
+        (the metastore, the warehouse or a REST catalog: catalog settings are a session's own, read when
+        it first looks a table up). In-process runs and readers of a REST catalog's tables use it, with the
+        warehouse of the session (`in_process`)."""
+        conf = self.settings().iceberg_session_conf
+        if not conf:
+            return spark
+        session = spark.newSession()
+        for key, value in conf.items():
+            if key != ICEBERG_EXTENSIONS:  # static: set when the application started
+                session.conf.set(key, value)
+        # The active one, as a process's only session is: Iceberg's actions look their catalog up there
+        # (tests/loader/conftest.py makes the Hive session the active one again after the test).
+        spark._jvm.org.apache.spark.sql.SparkSession.setActiveSession(session._jsparkSession)
+        return session
 
     def topic(self, partitions: int = 1, prefix: str = "events", config: dict[str, str] | None = None) -> str:
         return self.kafka.create_topic(

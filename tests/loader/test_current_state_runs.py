@@ -6,25 +6,28 @@ current-state table is tested at the format level, in test_iceberg_current.py.)"
 
 from __future__ import annotations
 
+import io
 import json
 import signal
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
 from confluent_kafka import Producer
 from confluent_kafka.serialization import MessageField
 from pyspark.sql import SparkSession
+from rich.console import Console
 
 from loader.fault_injection import CURRENT_STATE_CRASH_POINTS
 from loader.operations.audit import audit
+from loader.operations.audit import render as render_audit
 from loader.operations.current_state_audit import reconcile_current
 from loader.report import EXIT_FAILED
 from loader.run.work import QUARANTINE_TABLE
 from loader.schema.current_state import NO_KEY, KeyedChange, change_action, current_rows
 from loader.schema.naming import table_name
 from tests.loader.harness import Harness, record_schema
+from tests.tiers import FULL
 
 pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first]
 
@@ -220,26 +223,35 @@ def killed_at_each_then_run(
 # after the merge (before the run's own commit, its manifest), and after the manifest. The other steps are
 # the commit protocol's own, the same with or without a current-state table, and are killed in
 # test_run_process.py and test_rest_catalog_kills.py (a manifest's temporary file among them: killed
-# there, the run leaves its tables as it does after the merge, committed and without a manifest).
+# there, the run leaves its tables as it does after the merge, committed and without a manifest). The
+# default tier kills the two steps whose state only a current-state table has (the history appended and
+# not merged; merged, without the run's manifest); the full tier all four.
 CURRENT_STATE_KILL_POINTS = (
     "after_table_ready", "after_iceberg_commit", "after_current_commit", "after_manifest",
 )  # fmt: skip
+CURRENT_STATE_OWN_POINTS = ("after_iceberg_commit", "after_current_commit")
 
 
 @pytest.mark.timeout(1200)
-def test_killed_at_every_step_the_rerun_gives_the_table_computed_from_kafka(cli_harness: Harness) -> None:
-    """`loader run` processes killed at each of its steps (`CURRENT_STATE_KILL_POINTS`), each after more
-    inserts, updates and tombstones; the run after them leaves the table that every record produced
-    computes."""
-    assert set(CURRENT_STATE_KILL_POINTS) <= set(CURRENT_STATE_CRASH_POINTS)
+@pytest.mark.parametrize(
+    "points",
+    [
+        pytest.param(CURRENT_STATE_OWN_POINTS, id="its-own-steps"),
+        pytest.param(CURRENT_STATE_KILL_POINTS, id="every-step", marks=FULL),
+    ],
+)
+def test_killed_at_every_step_the_rerun_gives_the_table_computed_from_kafka(
+    cli_harness: Harness, points: tuple[str, ...]
+) -> None:
+    """`loader run` processes killed at each of its steps (`points`), each after more inserts, updates
+    and tombstones; the run after them leaves the table that every record produced computes."""
+    assert set(CURRENT_STATE_OWN_POINTS) <= set(CURRENT_STATE_KILL_POINTS) <= set(CURRENT_STATE_CRASH_POINTS)
     cli_harness.table_format = "iceberg"
     topic = cli_harness.topic(partitions=2, config={"cleanup.policy": "compact"})
     values = cli_harness.serializer(topic, ACCOUNT)
     producer = Producer({"bootstrap.servers": cli_harness.kafka.bootstrap})
     offsets = {0: 0, 1: 0}
-    produced = killed_at_each_then_run(
-        cli_harness, producer, topic, values, offsets, CURRENT_STATE_KILL_POINTS
-    )
+    produced = killed_at_each_then_run(cli_harness, producer, topic, values, offsets, points)
     current = f"{cli_harness.database}.{table_name(topic)}_current"
     rows = cli_harness.query_cli(f"SELECT _kafka_key_string AS k, owner, balance FROM {current}")
     got = {int(r["k"]): (r["owner"], r["balance"]) for r in rows}
@@ -386,34 +398,35 @@ def test_without_history_killed_and_run_again_the_table_is_the_one_kafka_compute
 
 
 def test_loader_audit_reconciles_a_current_state_table_and_reports_a_row_deleted_behind_its_back(
-    cli_harness: Harness, tmp_path: Path
+    harness: Harness, iceberg_spark: SparkSession
 ) -> None:
     """`loader audit` reads the compacted topic in full: its live keys and their latest offsets agree with
-    the current-state table after a run (exit 0); a row deleted by hand is a missing key (exit 1)."""
-    cli_harness.table_format = "iceberg"
-    topic = cli_harness.topic(config={"cleanup.policy": "compact"})
-    values = cli_harness.serializer(topic, ACCOUNT)
-    producer = Producer({"bootstrap.servers": cli_harness.kafka.bootstrap})
+    the current-state table after a run (exit 0); a row deleted by hand is a missing key (exit 1). The
+    audit's report as the command writes it (`--report-json`) and prints it."""
+    harness.table_format = "iceberg"
+    topic = harness.topic(config={"cleanup.policy": "compact"})
+    values = harness.serializer(topic, ACCOUNT)
+    producer = Producer({"bootstrap.servers": harness.kafka.bootstrap})
     for key, balance in [("1", 1), ("2", 2), ("1", 3), ("3", 4), ("2", None)]:
         value = None if balance is None else values({"owner": f"o{key}", "balance": balance})
         producer.produce(topic, key=key.encode(), value=value)
     assert producer.flush(30) == 0
-    loaded = cli_harness.run_cli()
-    assert loaded.returncode == 0, loaded.stderr[-3000:]
-    current = f"{cli_harness.database}.{table_name(topic)}_current"
+    loaded = harness.run(iceberg_spark)
+    assert loaded.exit_code == 0, loaded.to_json()
+    current = f"{harness.database}.{table_name(topic)}_current"
 
-    def audited(expected_exit: int) -> tuple[dict[str, Any], str]:
-        """The audit's JSON report of the table (`--report-json`), and what it printed."""
-        written = tmp_path / f"audit-{expected_exit}.json"
-        done = cli_harness.run_cli("--report-json", str(written), command="audit", env={"COLUMNS": "300"})
-        assert done.returncode == expected_exit, done.stdout[-3000:] + done.stderr[-3000:]
-        report = json.loads(written.read_text())
+    def audited(ok: bool) -> tuple[dict[str, Any], str]:
+        """The audit's JSON report of the table, and what `loader audit` prints of it."""
+        done = audit(harness.settings(), iceberg_spark, QUARANTINE_TABLE)
+        report = json.loads(done.to_json())
         [reconciled] = [c for c in report["current_state"] if c["topic"] == topic]
         assert reconciled["table"] == current
-        assert report["ok"] is (expected_exit == 0)
-        return reconciled, done.stdout
+        assert report["ok"] is ok, report  # `loader audit` exits 0 when ok, else 1
+        printed = io.StringIO()
+        render_audit(done, Console(file=printed, width=300))
+        return reconciled, printed.getvalue()
 
-    clean, _ = audited(0)
+    clean, _ = audited(True)
     assert (clean["live_keys"], clean["rows"], clean["missing"], clean["extra"], clean["stale"]) == (
         2,
         2,
@@ -421,8 +434,8 @@ def test_loader_audit_reconciles_a_current_state_table_and_reports_a_row_deleted
         0,
         0,
     )
-    cli_harness.query_cli(f"DELETE FROM {current} WHERE _kafka_key_string = '3'")
-    damaged, printed = audited(1)
+    iceberg_spark.sql(f"DELETE FROM {current} WHERE _kafka_key_string = '3'")
+    damaged, printed = audited(False)
     assert (damaged["live_keys"], damaged["rows"], damaged["missing"], damaged["extra"]) == (2, 1, 1, 0)
     assert "1 current-state table(s) disagree with Kafka" in " ".join(printed.split())
 

@@ -1,9 +1,11 @@
-"""Whole `loader run` processes writing Apache Iceberg tables (`--table-format iceberg`): a reader in
-another Spark application sees only counts of whole commits while a load runs, hourly hidden partitioning,
-the metastore-less Hadoop catalog, and the audit of a table whose rows no longer cover what was loaded."""
+"""Apache Iceberg tables (`--table-format iceberg`): a reader in another Spark application sees only
+counts of whole commits while a `loader run` process loads, and, in the worker's application, hourly
+hidden partitioning, the metastore-less Hadoop catalog, and the audit of a table whose rows no longer
+cover what was loaded."""
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -13,11 +15,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pyspark.sql import SparkSession
+from rich.console import Console
 
 from loader.formats.iceberg import summary_key
+from loader.job import QUARANTINE_TABLE
+from loader.operations.audit import audit, render
+from loader.operations.status import collect
 from loader.schema.naming import table_name
 from tests.fixtures.hive_metastore import HiveMetastore
 from tests.loader.harness import REPO_ROOT, Harness, record_schema
+from tests.tiers import FULL
 
 pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first]
 
@@ -63,6 +71,9 @@ print("SNAPSHOTS=" + json.dumps([dict(r["summary"]) for r in summaries]))
 """
 
 
+# The full tier's: readers through a REST catalog, Spark's and pyiceberg's, see only whole commits in
+# the default tier (test_rest_catalog_runs.py); under the metastore a commit is the same Iceberg commit.
+@FULL
 def test_a_reader_sees_only_counts_of_whole_commits_while_a_load_runs(
     cli_harness: Harness, hive_metastore: HiveMetastore, tmp_path: Path
 ) -> None:
@@ -112,92 +123,87 @@ def test_a_reader_sees_only_counts_of_whole_commits_while_a_load_runs(
     assert counts == sorted(counts), "a count never goes back"
 
 
-def test_hourly_hidden_partitioning_end_to_end(cli_harness: Harness) -> None:
-    cli_harness.table_format = "iceberg"
-    topic = cli_harness.topic()
+def test_hourly_hidden_partitioning_end_to_end(harness: Harness, iceberg_spark: SparkSession) -> None:
+    harness.table_format = "iceberg"
+    topic = harness.topic()
     hour = datetime.now(UTC).replace(minute=30, second=0, microsecond=0) - timedelta(hours=5)
     for i in range(3):  # three closed hours, four records each
-        cli_harness.produce(topic, EVENT, readings(4 * i, 4), at=hour + timedelta(hours=i))
-    succeeded(cli_harness.run_cli("--partition-granularity", "hour"))
+        harness.produce(topic, EVENT, readings(4 * i, 4), at=hour + timedelta(hours=i))
+    hourly = {"partition_granularity": "hour"}
+    assert harness.run(iceberg_spark, **hourly).exit_code == 0
 
-    table = f"{cli_harness.database}.{table_name(topic)}"
-    described, partitions = cli_harness.query_cli_all(
-        f"DESCRIBE TABLE EXTENDED {table}",
-        f"SELECT partition._kafka_timestamp_hour AS h, record_count AS c FROM {table}.partitions",
-    )
+    table = f"{harness.database}.{table_name(topic)}"
+    described = iceberg_spark.sql(f"DESCRIBE TABLE EXTENDED {table}").collect()
+    partitions = iceberg_spark.sql(
+        f"SELECT partition._kafka_timestamp_hour AS h, record_count AS c FROM {table}.partitions"
+    ).collect()
     partitioning = [r["data_type"] for r in described if r["col_name"] == "Part 0"]
     assert partitioning == ["hours(_kafka_timestamp)"]
     epoch_hour = int(hour.timestamp()) // 3600
     assert sorted((r["h"], r["c"]) for r in partitions) == [(epoch_hour + i, 4) for i in range(3)]
-    succeeded(cli_harness.run_cli(command="audit"))
+    assert audit(harness.settings(**hourly), iceberg_spark, QUARANTINE_TABLE).ok
 
 
-def test_the_hadoop_catalog_keeps_tables_in_the_warehouse_alone(cli_harness: Harness, tmp_path: Path) -> None:
-    cli_harness.table_format, cli_harness.iceberg_catalog = "iceberg", "hadoop"
-    topic = cli_harness.topic(partitions=2)
-    cli_harness.produce(topic, EVENT, readings(0, 4))
-    succeeded(cli_harness.run_cli())
-    cli_harness.produce(topic, EVENT, readings(4, 3))
-    report = tmp_path / "second.json"
-    succeeded(cli_harness.run_cli("--report-json", str(report)))
+def test_the_hadoop_catalog_keeps_tables_in_the_warehouse_alone(
+    harness: Harness, spark: SparkSession
+) -> None:
+    harness.table_format, harness.iceberg_catalog = "iceberg", "hadoop"
+    session = harness.session(spark)
+    topic = harness.topic(partitions=2)
+    harness.produce(topic, EVENT, readings(0, 4))
+    assert harness.run(session).exit_code == 0
+    harness.produce(topic, EVENT, readings(4, 3))
+    report = harness.run(session)
 
-    [second] = [t for t in json.loads(report.read_text())["topics"] if t["topic"] == topic]
-    assert second["records"] == 3  # only what arrived since the first run
+    [second] = [t for t in report.topics if t.topic == topic]
+    assert (report.exit_code, second.records) == (0, 3)  # only what arrived since the first run
     table = table_name(topic)
-    qualified = f"{cli_harness.database}.{table}"
-    assert sorted(r["n"] for r in cli_harness.query_cli(f"SELECT n FROM {qualified}")) == list(range(7))
-    directory = cli_harness.warehouse / cli_harness.database / table
+    qualified = f"{harness.database}.{table}"
+    assert sorted(r["n"] for r in session.sql(f"SELECT n FROM {qualified}").collect()) == list(range(7))
+    directory = harness.warehouse / harness.database / table
     assert list((directory / "metadata").glob("*.metadata.json")), "Iceberg metadata in the warehouse"
     assert (directory / "metadata" / "version-hint.text").exists()
     assert list((directory / "data").rglob("*.parquet"))
     # The metastore (a session without Iceberg) knows the database the run claimed, and no table of it.
-    cli_harness.table_format = "hive"
-    assert cli_harness.query_cli(f"SHOW TABLES IN {cli_harness.database}") == []
-    cli_harness.table_format = "iceberg"
+    assert spark.sql(f"SHOW TABLES IN {harness.database}").collect() == []
 
-    succeeded(cli_harness.run_cli(command="audit"))
-    status = succeeded(cli_harness.run_cli(command="status", env={"COLUMNS": "400"}))
-    [line] = [line for line in status.stdout.splitlines() if topic in line]
-    assert [cell.strip() for cell in line.split("│")[2:7]] == [qualified, "2", "7", "7", "0"]
+    assert audit(harness.settings(), session, QUARANTINE_TABLE).ok
+    [status] = [t for t in collect(harness.settings(), session).topics if t.topic == topic]
+    counts = (status.tables, status.partitions, status.saved, status.end, status.lag)
+    assert counts == ([qualified], 2, 7, 7, 0)
 
 
 def test_an_iceberg_table_missing_rows_or_a_data_file_audits_as_not_ok(
-    cli_harness: Harness, tmp_path: Path
+    harness: Harness, iceberg_spark: SparkSession
 ) -> None:
-    cli_harness.table_format = "iceberg"
-    topic = cli_harness.topic(partitions=2)
-    cli_harness.produce(topic, EVENT, readings(0, 8))
-    succeeded(cli_harness.run_cli())
-    table = f"{cli_harness.database}.{table_name(topic)}"
-    clean = tmp_path / "clean.json"
-    succeeded(cli_harness.run_cli("--report-json", str(clean), command="audit"))
-    assert json.loads(clean.read_text())["ok"] is True
+    """`loader audit` as its command reports it: the report (its JSON) and the text it prints."""
+    harness.table_format = "iceberg"
+    topic = harness.topic(partitions=2)
+    harness.produce(topic, EVENT, readings(0, 8))
+    assert harness.run(iceberg_spark).exit_code == 0
+    table = f"{harness.database}.{table_name(topic)}"
+    assert json.loads(audit(harness.settings(), iceberg_spark, QUARANTINE_TABLE).to_json())["ok"] is True
 
     # Behind the loader's back: the rows of partition 0 are deleted (an Iceberg commit of its own, so the
     # newest snapshot carrying the loader's offsets still says the table holds them).
-    cli_harness.query_cli(f"DELETE FROM {table} WHERE _kafka_partition = 0")
-    broken = tmp_path / "broken.json"
-    audited = cli_harness.run_cli("--report-json", str(broken), command="audit")
-
-    assert audited.returncode == 1, audited.stdout[-3000:] + audited.stderr[-3000:]
-    result = json.loads(broken.read_text())
-    assert result["ok"] is False
+    iceberg_spark.sql(f"DELETE FROM {table} WHERE _kafka_partition = 0")
+    result = json.loads(audit(harness.settings(), iceberg_spark, QUARANTINE_TABLE).to_json())
+    assert result["ok"] is False  # `loader audit` exits 1
     missing = [w for w in result["windows"] if w["topic"] == topic and not w["ok"]]
     assert missing and sum(w["difference"] for w in missing) == -4
 
     # A data file the table's snapshot lists is deleted: the table cannot be read; the audit says so,
     # naming the table and the file, instead of failing with a trace.
-    data_files = list((cli_harness.warehouse / f"{cli_harness.database}.db").rglob("*.parquet"))
+    data_files = list((harness.warehouse / f"{harness.database}.db").rglob("*.parquet"))
     assert data_files
     for parquet in data_files:  # every data file of the database, among them live ones of the table
         parquet.unlink()
-    unreadable = tmp_path / "unreadable.json"
-    audited = cli_harness.run_cli("--report-json", str(unreadable), command="audit", env={"COLUMNS": "400"})
-
-    assert audited.returncode == 1, audited.stdout[-3000:] + audited.stderr[-3000:]
-    result = json.loads(unreadable.read_text())
+    unreadable = audit(harness.settings(), iceberg_spark, QUARANTINE_TABLE)
+    result = json.loads(unreadable.to_json())
     assert result["ok"] is False
     assert list(result["unreadable"]) == [table]
     assert ".parquet" in result["unreadable"][table]
     assert not [w for w in result["windows"] if w["topic"] == topic], "no window of an unknown row count"
-    assert f"{table} could not be read" in audited.stdout
+    printed = io.StringIO()
+    render(unreadable, Console(file=printed, width=400))  # what `loader audit` prints
+    assert f"{table} could not be read" in printed.getvalue()

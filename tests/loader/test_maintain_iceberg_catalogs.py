@@ -1,6 +1,7 @@
-"""`loader maintain` on the Iceberg tables of every catalog, whole `loader` processes as cron starts them:
-the metastore's (`hive`), the warehouse's alone (`hadoop`, whose tables the metastore does not list) and a
-REST catalog's, with the tables' files on an S3-compatible store. Each test counts, before and after one
+"""`loader maintain` on the Iceberg tables of every catalog: the metastore's (`hive`) and the warehouse's
+alone (`hadoop`, whose tables the metastore does not list) in the worker's application, and a REST
+catalog's, with the tables' files on an S3-compatible store, in whole `loader` processes as cron starts
+them. Each test counts, before and after one
 `loader maintain`, the data files of a closed day (six small ones, one per run, become one), the
 snapshots (all but the newest that carries the loader's offsets expire, the compaction's stays) and the
 orphan files planted in the table's data folder (one older than the grace is removed, a fresh one kept),
@@ -9,6 +10,7 @@ and that every row is still there. A table that cannot be maintained is a failed
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -20,9 +22,12 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
+from pyspark.sql import SparkSession
+from rich.console import Console
 
 from loader.formats.catalog_lock import OWNER_PROPERTY
 from loader.formats.iceberg import summary_key
+from loader.operations.maintain import maintain, render
 from loader.schema.naming import table_name
 from tests.fixtures.object_store import BUCKET, REGION
 from tests.fixtures.ports import free_port
@@ -35,6 +40,7 @@ EVENT = record_schema("Reading", [{"name": "n", "type": "long"}, {"name": "senso
 RUNS = 6  # loads into the closed day, a data file each
 PER_RUN = 2  # records a run loads (--max-records-per-partition, one Kafka partition)
 MAINTAIN = ("--maintain-min-files", "2", "--maintain-snapshot-retention-minutes", "0")
+MAINTAIN_SETTINGS = {"maintain_min_files": 2, "maintain_snapshot_retention_minutes": 0}
 GRACE = timedelta(minutes=60)  # maintain-grace-minutes' default: orphans younger than this stay
 
 
@@ -75,14 +81,17 @@ def flat(text: str) -> str:
     return "".join(ch for ch in text if not ch.isspace() and ch not in "│┃┆|")
 
 
-# What one Spark application on the harness's catalog says of a table: its live data files per day, its
-# snapshots (whether each carries the loader's offsets, oldest first) and its rows.
-def local_counts(harness: Harness, qualified: str, topic: str) -> dict[str, Any]:
-    files, snapshots, rows = harness.query_cli_all(
-        f"SELECT partition._kafka_timestamp_day AS day, count(*) AS c FROM {qualified}.files GROUP BY 1",
-        f"SELECT summary['{summary_key(topic)}'] IS NOT NULL AS carries FROM {qualified}.snapshots "
-        "ORDER BY committed_at",
-        f"SELECT n FROM {qualified}",
+# What the harness's catalog says of a table: its live data files per day, its snapshots (whether each
+# carries the loader's offsets, oldest first) and its rows.
+def local_counts(session: SparkSession, qualified: str, topic: str) -> dict[str, Any]:
+    files, snapshots, rows = (
+        session.sql(statement).collect()
+        for statement in (
+            f"SELECT partition._kafka_timestamp_day AS day, count(*) AS c FROM {qualified}.files GROUP BY 1",
+            f"SELECT summary['{summary_key(topic)}'] IS NOT NULL AS carries FROM {qualified}.snapshots "
+            "ORDER BY committed_at",
+            f"SELECT n FROM {qualified}",
+        )
     )
     return {
         "files": sorted(r["c"] for r in files),
@@ -93,17 +102,21 @@ def local_counts(harness: Harness, qualified: str, topic: str) -> dict[str, Any]
 
 @pytest.mark.parametrize("catalog", ["hadoop", "hive"])
 def test_maintain_compacts_expires_and_removes_orphans_of_a_catalogs_tables(
-    cli_harness: Harness, catalog: str
+    harness: Harness, spark: SparkSession, catalog: str
 ) -> None:
-    cli_harness.table_format, cli_harness.iceberg_catalog = "iceberg", catalog
-    topic, broken_topic = cli_harness.topic(), cli_harness.topic()
-    load_small_files(cli_harness, [topic, broken_topic])
+    """In the worker's application, on a session of the catalog, as `loader maintain` makes its own; the
+    report as the command prints it (the REST catalog's test below runs the processes)."""
+    harness.table_format, harness.iceberg_catalog = "iceberg", catalog
+    session = harness.session(spark)
+    topic, broken_topic = harness.topic(), harness.topic()
+    for each in (topic, broken_topic):
+        harness.produce(each, EVENT, readings(0, RUNS * PER_RUN), at=closed_day())
+    for _ in range(RUNS):  # a commit each into the closed day of each topic's table
+        assert harness.run(session, max_records_per_partition=PER_RUN).exit_code == 0
     table, broken = table_name(topic), table_name(broken_topic)
-    qualified, broken_qualified = f"{cli_harness.database}.{table}", f"{cli_harness.database}.{broken}"
+    qualified, broken_qualified = f"{harness.database}.{table}", f"{harness.database}.{broken}"
     # Where each catalog keeps a table: the warehouse alone (hadoop), the metastore's database (hive).
-    database_dir = cli_harness.warehouse / (
-        cli_harness.database if catalog == "hadoop" else f"{cli_harness.database}.db"
-    )
+    database_dir = harness.warehouse / (harness.database if catalog == "hadoop" else f"{harness.database}.db")
     day_dir = f"_kafka_timestamp_day={closed_day():%Y-%m-%d}"
 
     # Orphans, as a run killed before its commit leaves them: data files no snapshot references, one
@@ -119,21 +132,23 @@ def test_maintain_compacts_expires_and_removes_orphans_of_a_catalogs_tables(
     missing = sorted((database_dir / broken / "data" / day_dir).glob("*.parquet"))[0]
     missing.unlink()
 
-    before = local_counts(cli_harness, qualified, topic)
+    before = local_counts(session, qualified, topic)
     assert before["files"] == [RUNS] and before["snapshots"] == [True] * RUNS
     assert before["rows"] == list(range(RUNS * PER_RUN))
     assert len(list(data.glob("*.parquet"))) == RUNS + 2
 
-    maintained = cli_harness.run_cli(*MAINTAIN, command="maintain")
-    out = maintained.stdout
-    assert maintained.returncode == 1, out[-3000:] + maintained.stderr[-3000:]  # the broken table failed
+    report = maintain(harness.settings(**MAINTAIN_SETTINGS), session)
+    printed = io.StringIO()
+    render(report, Console(file=printed, width=200))  # what `loader maintain` prints
+    out = printed.getvalue()
+    assert report.exit_code == 1, out  # the broken table failed
     assert "not all done" in out
     assert maintain_row(out, qualified)[2:5] == ["compacted", str(RUNS), "1"], out
     assert f"{RUNS - 1}snapshot(s)expired" in flat(out) and "1orphanfile(s)removed" in flat(out), out
     assert maintain_row(out, broken_qualified)[2] == "failed", out
     assert missing.name in flat(out), out  # the reason names the file that is gone
 
-    after = local_counts(cli_harness, qualified, topic)
+    after = local_counts(session, qualified, topic)
     assert after["files"] == [1], "the closed day's small files became one"
     # The newest snapshot with the offsets (the last load's) and the compaction's after it stay.
     assert after["snapshots"] == [True, False]

@@ -19,15 +19,20 @@ from typing import Any
 import pyarrow as pa
 import pytest
 from pyiceberg.exceptions import NoSuchNamespaceError
+from pyspark.sql import SparkSession
 
 from loader.formats.catalog_lock import OWNER_PROPERTY
 from loader.formats.iceberg import summary_key
+from loader.job import QUARANTINE_TABLE
+from loader.operations.audit import audit
+from loader.operations.status import collect
 from loader.schema.naming import table_name
 from tests.fixtures.object_store import BUCKET
 from tests.fixtures.ports import free_port
 from tests.fixtures.rest_catalog import WAREHOUSE_PREFIX, RestCatalogService
 from tests.loader.harness import REPO_ROOT, Harness, committed_offsets, on_rest_catalog, record_schema
 from tests.loader.test_run_process import start_cli
+from tests.tiers import FULL
 
 pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first]
 
@@ -49,11 +54,15 @@ def succeeded(done: subprocess.CompletedProcess[str]) -> subprocess.CompletedPro
 
 
 def test_runs_load_into_the_rest_catalog_exactly_once_and_pyiceberg_reads_them(
-    rest_harness: Harness, rest_catalog: RestCatalogService, tmp_path: Path
+    rest_harness: Harness, rest_catalog: RestCatalogService, spark: SparkSession, spark_warehouse: Path
 ) -> None:
     """With the loader's state on the object store too (a state directory on a local disk under a REST
-    catalog: the two loaders' test below, each with its own)."""
+    catalog: the two loaders' test below, each with its own). The first run is a `loader run` process,
+    its catalog reached as a cron job's environment says it; the next runs, `status` and `audit` run in
+    this worker's application on a session of that catalog, as the process's own is made."""
     on_rest_catalog(rest_harness, rest_catalog, state_on_store=True)
+    in_process = rest_harness.in_process(spark_warehouse)
+    session = in_process.session(spark)
     reader = rest_catalog.pyiceberg(
         credential="reader:any", **{"oauth2-server-uri": f"{rest_catalog.uri}/v1/oauth/tokens"}
     )
@@ -66,10 +75,10 @@ def test_runs_load_into_the_rest_catalog_exactly_once_and_pyiceberg_reads_them(
     succeeded(rest_harness.run_cli())
     assert reader.namespace_exists(rest_harness.database)
     rest_harness.produce(topic, EVENT, readings(5, 4))
-    report = tmp_path / "report.json"
-    succeeded(rest_harness.run_cli("--report-json", str(report)))
-    assert json.loads(report.read_text())["topics"][0]["records"] == 4
-    succeeded(rest_harness.run_cli())  # nothing new: nothing loaded again
+    second = in_process.run(session)
+    assert (second.exit_code, [t.records for t in second.topics]) == (0, [4]), second.to_json()
+    third = in_process.run(session)  # nothing new: nothing loaded again
+    assert (third.exit_code, [t.records for t in third.topics]) == (0, [0])
 
     table = reader.load_table(f"{rest_harness.database}.{table_name(topic)}")
     rows = table.scan().to_arrow().to_pylist()
@@ -83,12 +92,12 @@ def test_runs_load_into_the_rest_catalog_exactly_once_and_pyiceberg_reads_them(
     )
     assert [o["Key"] for o in listed.get("Contents", []) if o["Key"].endswith(".parquet")]
 
-    status = succeeded(rest_harness.run_cli(command="status", env={"COLUMNS": "400"}))
-    assert table_name(topic) in status.stdout
-    audited = tmp_path / "audit.json"
-    succeeded(rest_harness.run_cli("--report-json", str(audited), command="audit"))
-    windows = json.loads(audited.read_text())["windows"]  # the runs' audit records, read where they are
-    assert sum(w["kafka"] for w in windows) == sum(w["table_rows"] for w in windows) == 9, windows
+    status = collect(in_process.settings(), session)
+    assert [(t.topic, t.saved, t.lag) for t in status.topics] == [(topic, 9, 0)], status
+    assert table_name(topic) in status.topics[0].tables[0], status
+    audited = audit(in_process.settings(), session, QUARANTINE_TABLE)
+    windows = audited.windows  # the runs' audit records, read where they are
+    assert audited.ok and sum(w.kafka for w in windows) == sum(w.table_rows for w in windows) == 9, windows
 
     # The state directory: its newest manifest and the runs' audit records, on the store.
     prefix = f"loader-state/{rest_harness.database}/"
@@ -102,7 +111,15 @@ def test_runs_load_into_the_rest_catalog_exactly_once_and_pyiceberg_reads_them(
     assert not (rest_harness.warehouse / "_loader_state" / rest_harness.database).exists()
 
 
-@pytest.mark.parametrize("state", ["state directories of their own", "one state directory on the store"])
+# Two loaders of one state directory on the store race for its lock and the catalog's; with state
+# directories of their own only for the catalog's (the full tier's case).
+@pytest.mark.parametrize(
+    "state",
+    [
+        pytest.param("state directories of their own", marks=FULL),
+        "one state directory on the store",
+    ],
+)
 def test_two_loaders_started_together_never_load_a_record_twice(
     rest_harness: Harness, rest_catalog: RestCatalogService, tmp_path: Path, state: str
 ) -> None:
@@ -284,24 +301,29 @@ def test_spark_and_pyiceberg_read_only_whole_snapshots_while_a_load_runs(
 
 
 def test_a_schema_change_through_the_rest_catalog(
-    rest_harness: Harness, rest_catalog: RestCatalogService
+    harness: Harness, rest_catalog: RestCatalogService, spark: SparkSession
 ) -> None:
     """A field added with a default and a field widened, as under the metastore: the table evolves
-    through the catalog, old rows read the default (format version 3)."""
+    through the catalog, old rows read the default (format version 3). In-process, on a session of the
+    catalog (the first test of this file has its runs in a process too)."""
     before = record_schema("Reading", [{"name": "n", "type": "int"}, {"name": "sensor", "type": "string"}])
     after = record_schema("Reading", [
         {"name": "n", "type": "long"}, {"name": "sensor", "type": "string"},
         {"name": "unit", "type": "string", "default": "celsius"},
     ])  # fmt: skip
+    rest_harness = on_rest_catalog(harness, rest_catalog)
+    session = rest_harness.session(spark)
     topic = rest_harness.topic()
     rest_harness.produce(topic, before, [{"n": i, "sensor": "s"} for i in range(3)])
-    succeeded(rest_harness.run_cli())
+    first = rest_harness.run(session)
+    assert (first.exit_code, [t.table_action for t in first.topics]) == (0, ["created"]), first.to_json()
     rest_harness.produce(topic, after, [{"n": 2**40, "sensor": "s", "unit": "kelvin"}])
-    report = succeeded(rest_harness.run_cli())
-    assert "evolved" in report.stdout
+    second = rest_harness.run(session)
+    assert (second.exit_code, [t.table_action for t in second.topics]) == (0, ["evolved"]), second.to_json()
 
     table = f"{rest_harness.database}.{table_name(topic)}"
-    rows, columns = rest_harness.query_cli_all(f"SELECT n, unit FROM {table} ORDER BY n", f"DESCRIBE {table}")
+    rows = session.sql(f"SELECT n, unit FROM {table} ORDER BY n").collect()
+    columns = session.sql(f"DESCRIBE {table}").collect()
     assert [(r["n"], r["unit"]) for r in rows] == [
         (0, "celsius"),
         (1, "celsius"),
@@ -312,16 +334,24 @@ def test_a_schema_change_through_the_rest_catalog(
 
 
 def test_a_store_gone_before_the_manifest_loses_nothing_and_loads_nothing_twice(
-    rest_harness: Harness, rest_catalog: RestCatalogService, tmp_path: Path
+    rest_harness: Harness,
+    rest_catalog: RestCatalogService,
+    tmp_path: Path,
+    spark: SparkSession,
+    spark_warehouse: Path,
 ) -> None:
     """The object store, which holds the tables' files and the loader's state directory, goes away after
     the run's Iceberg commit and before its manifest: the run fails with status 1 and says so; once the
     store is back, the next run finds in the table's snapshot what the failed run loaded, loads the rest,
-    and every record is in the table once."""
+    and every record is in the table once. The run the store leaves is a `loader run` process; the runs
+    before and after it, and the audit, run in this worker's application."""
     on_rest_catalog(rest_harness, rest_catalog, state_on_store=True)
+    in_process = rest_harness.in_process(spark_warehouse)
+    session = in_process.session(spark)
     topic = rest_harness.topic(partitions=2)
     rest_harness.produce(topic, EVENT, readings(0, 5))
-    succeeded(rest_harness.run_cli())
+    first = in_process.run(session)
+    assert first.exit_code == 0, first.to_json()
     rest_harness.produce(topic, EVENT, readings(5, 4))
 
     paused = tmp_path / "paused"
@@ -348,12 +378,14 @@ def test_a_store_gone_before_the_manifest_loses_nothing_and_loads_nothing_twice(
     assert f"did not remove the run lock {rest_harness.database}._loader_run_lock" in said, said[-4000:]
 
     rest_harness.produce(topic, EVENT, readings(9, 2))
-    succeeded(rest_harness.run_cli())
+    after = in_process.run(session)
+    assert (after.exit_code, [t.already_held + t.records for t in after.topics]) == (0, [6]), after.to_json()
     assert committed_offsets(rest_harness, topic) == sorted(
         (r["_kafka_partition"], r["_kafka_offset"]) for r in table_rows(rest_harness, rest_catalog, topic)
     )
     assert sorted(r["n"] for r in table_rows(rest_harness, rest_catalog, topic)) == list(range(11))
-    succeeded(rest_harness.run_cli(command="audit"))
+    audited = audit(in_process.settings(), session, QUARANTINE_TABLE)
+    assert audited.ok, audited.to_json()
 
 
 def table_rows(harness: Harness, catalog: RestCatalogService, topic: str) -> list[dict[str, Any]]:
