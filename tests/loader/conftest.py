@@ -7,11 +7,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pyspark.sql import SparkSession
 
 from loader.runtime.spark_session import installed_spark_version
 from loader.runtime.spark_versions import iceberg_refusal
 from tests.fixtures.kafka import KafkaBroker
+from tests.fixtures.spark import make_hive_session_active
 from tests.loader.harness import Harness
 
 
@@ -24,13 +24,10 @@ def harness(kafka_broker: KafkaBroker, registry_url: str, spark_warehouse: Path)
 
 @pytest.fixture(autouse=True)
 def hive_session_active_after(request: pytest.FixtureRequest) -> Iterator[None]:
-    """A test on the worker's application leaves its Hive session the active one: an in-process run on
-    another session of it (Iceberg's catalog, a REST catalog) makes that one active, and the next test's
-    Hive reads would go through it."""
+    """A test on the worker's application leaves its Hive session the active one."""
     yield
     if "spark" in request.fixturenames:
-        spark: SparkSession = request.getfixturevalue("spark")
-        spark._jvm.org.apache.spark.sql.SparkSession.setActiveSession(spark._jsparkSession)
+        make_hive_session_active()
 
 
 @pytest.fixture
