@@ -23,6 +23,9 @@ from pyspark.sql.types import (
 
 from loader.formats.iceberg import IcebergFormat, cumulative, held_in, summary_key, summary_value
 from loader.formats.iceberg_schema import AddColumn, WidenColumn, iceberg_name, schema_updates
+from loader.job import QUARANTINE_TABLE
+from loader.operations.audit import audit
+from loader.operations.status import collect
 from loader.schema.column_defaults import Default
 from loader.schema.naming import table_name
 from loader.schema.table_evolution import UnrepresentableChange, plan_evolution
@@ -106,25 +109,30 @@ EVENT_V2 = record_schema("Order", [
 
 
 @pytest.mark.integration
-def test_iceberg_tables_load_evolve_and_say_their_offsets(cli_harness: Harness) -> None:
-    cli_harness.table_format = "iceberg"
-    topic = cli_harness.topic(partitions=2)
-    cli_harness.produce(topic, EVENT_V1, [{"n": i, "address": {"city": f"c{i}"}} for i in range(6)])
-    first = cli_harness.run_cli()
-    assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
-    cli_harness.produce(
+def test_iceberg_tables_load_evolve_and_say_their_offsets(
+    harness: Harness, iceberg_spark: SparkSession
+) -> None:
+    harness.table_format = "iceberg"
+    topic = harness.topic(partitions=2)
+    harness.produce(topic, EVENT_V1, [{"n": i, "address": {"city": f"c{i}"}} for i in range(6)])
+    first = harness.run(iceberg_spark)
+    assert first.exit_code == 0, first.to_json()
+    harness.produce(
         topic,
         EVENT_V2,
         [{"n": 2**40 + i, "address": {"city": "x", "zip": f"z{i}"}, "channel": "app"} for i in range(4)],
     )
-    second = cli_harness.run_cli()
-    assert second.returncode == 0, second.stdout[-3000:] + second.stderr[-3000:]
+    second = harness.run(iceberg_spark)
+    assert second.exit_code == 0, second.to_json()
 
-    table = f"{cli_harness.database}.{table_name(topic)}"
-    rows, described, snapshots = cli_harness.query_cli_all(
-        f"SELECT _kafka_partition AS p, _kafka_offset AS o, n, address.zip AS zip, channel FROM {table}",
-        f"DESCRIBE TABLE EXTENDED {table}",
-        f"SELECT operation, summary FROM {table}.snapshots ORDER BY committed_at",
+    table = f"{harness.database}.{table_name(topic)}"
+    rows, described, snapshots = (
+        [r.asDict(recursive=True) for r in iceberg_spark.sql(statement).collect()]
+        for statement in (
+            f"SELECT _kafka_partition AS p, _kafka_offset AS o, n, address.zip AS zip, channel FROM {table}",
+            f"DESCRIBE TABLE EXTENDED {table}",
+            f"SELECT operation, summary FROM {table}.snapshots ORDER BY committed_at",
+        )
     )
     assert sorted(r["n"] for r in rows) == [*range(6), *(2**40 + i for i in range(4))]
     assert sorted(r["zip"] for r in rows if r["zip"]) == [f"z{i}" for i in range(4)]
@@ -142,11 +150,10 @@ def test_iceberg_tables_load_evolve_and_say_their_offsets(cli_harness: Harness) 
     ends = {p: sum(1 for q, _ in pairs if q == p) for p in (0, 1)}
     assert held["offsets"] == {str(p): e for p, e in ends.items()}
 
-    audited = cli_harness.run_cli(command="audit")
-    assert audited.returncode == 0, audited.stdout[-3000:] + audited.stderr[-3000:]
-    status = cli_harness.run_cli(command="status", env={"COLUMNS": "400"})  # whole topic names
-    assert status.returncode == 0, status.stdout[-3000:] + status.stderr[-3000:]
-    assert topic in status.stdout
+    audited = audit(harness.settings(), iceberg_spark, QUARANTINE_TABLE)
+    assert audited.ok, audited.to_json()
+    status = collect(harness.settings(), iceberg_spark)
+    assert topic in [t.topic for t in status.topics]
 
 
 @pytest.mark.integration

@@ -3,10 +3,8 @@ offsets, so that switching `--table-format` on a lake never loses or doubles row
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
+from pyspark.sql import SparkSession
 
 from loader.formats.one_format import MixedTableFormats, format_of_metastore_table, raise_mixed_formats
 from loader.report import EXIT_FAILED
@@ -33,31 +31,25 @@ def test_tables_of_the_run_format_pass_and_others_are_named() -> None:
         raise_mixed_formats("lake", "iceberg", {"a": "hive"})
 
 
-def _records(report: Path) -> int:
-    data = json.loads(report.read_text())
-    return sum(t["records"] for r in data.get("runs", [data]) for t in r["topics"])
-
-
 @pytest.mark.integration
 def test_a_hive_run_refuses_iceberg_tables_and_the_next_iceberg_run_loads_what_it_left(
-    cli_harness: Harness, tmp_path: Path
+    harness: Harness, spark: SparkSession, iceberg_spark: SparkSession
 ) -> None:
-    topic = cli_harness.topic()
-    cli_harness.produce(topic, EVENT, [{"n": i} for i in range(3)])
-    cli_harness.table_format = "iceberg"
-    first = cli_harness.run_cli()
-    assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
+    """In the worker's application: its Iceberg session for the Iceberg runs, its Hive one for the Hive
+    run, over the same metastore, as `--table-format` switches a lake's runs."""
+    topic = harness.topic()
+    harness.produce(topic, EVENT, [{"n": i} for i in range(3)])
+    first = harness.run(iceberg_spark, table_format="iceberg")
+    assert first.exit_code == 0, first.to_json()
 
-    cli_harness.produce(topic, EVENT, [{"n": i} for i in range(3, 5)])
-    cli_harness.table_format = "hive"
-    refused = cli_harness.run_cli()
-    table = f"{cli_harness.database}.{table_name(topic)}"
-    assert refused.returncode == EXIT_FAILED
-    said = " ".join(refused.stdout.split())  # as printed, wrapped to the terminal's width
-    assert f"{table} is an Iceberg table. Nothing was loaded" in said
+    harness.produce(topic, EVENT, [{"n": i} for i in range(3, 5)])
+    refused = harness.run(spark, table_format="hive")
+    table = f"{harness.database}.{table_name(topic)}"
+    assert refused.exit_code == EXIT_FAILED
+    assert f"{table} is an Iceberg table. Nothing was loaded" in " ".join((refused.error or "").split())
 
-    cli_harness.table_format = "iceberg"
-    report = tmp_path / "report.json"
-    again = cli_harness.run_cli("--report-json", str(report))
-    assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
-    assert _records(report) == 2  # exactly what the refused run left: nothing lost, nothing twice
+    again = harness.run(iceberg_spark, table_format="iceberg")
+    assert again.exit_code == 0, again.to_json()
+    assert (
+        sum(t.records for t in again.topics) == 2
+    )  # exactly what the refused run left: nothing lost, nothing twice

@@ -5,7 +5,10 @@ whose loop this is)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from pyspark.sql import SparkSession
 
 from loader.fault_injection import ICEBERG_CRASH_POINTS
 from tests.fixtures.rest_catalog import RestCatalogService
@@ -35,10 +38,21 @@ REST_EVERY_POINT = ICEBERG_CRASH_POINTS[ICEBERG_CRASH_POINTS.index("after_table_
     [pytest.param(REST_STATE_POINTS, id="few"), pytest.param(REST_EVERY_POINT, id="every", marks=FULL)],
 )
 def test_killed_at_every_step_through_a_rest_catalog_and_rerun_loads_every_record_exactly_once(
-    cli_harness: Harness, rest_catalog: RestCatalogService, crash_points: tuple[str, ...]
+    cli_harness: Harness,
+    rest_catalog: RestCatalogService,
+    crash_points: tuple[str, ...],
+    spark: SparkSession,
+    spark_warehouse: Path,
 ) -> None:
+    """The `loader run` processes' tables are read, and audited, through a session of the catalog in the
+    worker's application."""
     assert set(REST_STATE_POINTS) <= set(REST_EVERY_POINT)
     on_rest_catalog(cli_harness, rest_catalog, state_on_store=True)
+    in_process = cli_harness.in_process(spark_warehouse)
     killed_at_every_step_then_run(
-        cli_harness, crash_points, kills_from_outside=(), killed_after_a_whole_range=False
+        cli_harness,
+        crash_points,
+        kills_from_outside=(),
+        killed_after_a_whole_range=False,
+        read_in=(in_process, in_process.session(spark)),
     )

@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 import socket
 import subprocess
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
+from threading import Event
 from typing import Any
 
 import pyarrow as pa
@@ -22,7 +22,9 @@ from pyiceberg.exceptions import NoSuchNamespaceError
 from pyspark.sql import SparkSession
 
 from loader.formats.catalog_lock import OWNER_PROPERTY
+from loader.formats.catalog_settings import CREDENTIAL_VARIABLE, take_catalog
 from loader.formats.iceberg import summary_key
+from loader.formats.iceberg_catalogs import IcebergCatalog, spark_catalog_conf
 from loader.job import QUARANTINE_TABLE
 from loader.operations.audit import audit
 from loader.operations.status import collect
@@ -30,7 +32,8 @@ from loader.schema.naming import table_name
 from tests.fixtures.object_store import BUCKET
 from tests.fixtures.ports import free_port
 from tests.fixtures.rest_catalog import WAREHOUSE_PREFIX, RestCatalogService
-from tests.loader.harness import REPO_ROOT, Harness, committed_offsets, on_rest_catalog, record_schema
+from tests.fixtures.spark import ICEBERG_EXTENSIONS
+from tests.loader.harness import Harness, committed_offsets, on_rest_catalog, record_schema
 from tests.loader.test_run_process import start_cli
 from tests.tiers import FULL
 
@@ -210,78 +213,58 @@ def test_a_lock_left_in_the_catalog(
     assert "Connection refused" in said and "nothing was read or loaded" in said, said[-3000:]
 
 
-# Another Spark application counting a table through the REST catalog as fast as it can, until told to
-# stop, each count from the newest snapshot (no catalog cache). It names the catalog `lake`, as an
-# application that reads the lake beside its own tables would.
-SPARK_COUNTER = """
-import json, pathlib, time
-from loader.formats.catalog_settings import take_catalog
-from loader.formats.iceberg_catalogs import IcebergCatalog, spark_catalog_conf
-from loader.runtime.spark_session import SparkSettings, build_spark_session, iceberg_jars
-catalog = IcebergCatalog("rest", {warehouse!r}, take_catalog({settings!r}, {secrets!r}))
-conf = {{**spark_catalog_conf(catalog, name="lake"), "spark.ui.enabled": "false"}}
-conf["spark.sql.catalog.lake.cache-enabled"] = "false"
-spark = build_spark_session(SparkSettings(
-    warehouse_dir={warehouse!r}, master="local[1]", extra_conf=conf, extra_jars=tuple(iceberg_jars()),
-))
-seen, stop = pathlib.Path({seen!r}), pathlib.Path({stop!r})
-seen.write_text("")
-while not stop.exists():
-    if not spark.catalog.tableExists("lake.{table}"):
-        time.sleep(0.1)
-        continue
-    count = spark.sql("SELECT count(*) AS c FROM lake.{table}").first()["c"]
-    with seen.open("a") as out:
-        out.write(json.dumps(count) + "\\n")
-"""
+def count_with_spark(session: SparkSession, table: str, stop: Event, counts: list[int]) -> None:
+    """Counts a table through the REST catalog as fast as it can until `stop`, each count from the newest
+    snapshot (no catalog cache): a Spark application apart from the loader's process (the worker's), its
+    catalog named `lake`, as an application that reads the lake beside its own tables would name it."""
+    while not stop.is_set():
+        if not session.catalog.tableExists(f"lake.{table}"):
+            time.sleep(0.1)
+            continue
+        counts.append(session.sql(f"SELECT count(*) AS c FROM lake.{table}").first()["c"])
 
 
 def test_spark_and_pyiceberg_read_only_whole_snapshots_while_a_load_runs(
-    rest_harness: Harness, rest_catalog: RestCatalogService, tmp_path: Path
+    rest_harness: Harness, rest_catalog: RestCatalogService, spark: SparkSession
 ) -> None:
     topic = rest_harness.topic(partitions=2)
     for n in range(0, 60, 2):  # a pair at a time: one record in each Kafka partition
         rest_harness.produce(topic, EVENT, readings(n, 2))
     table = f"{rest_harness.database}.{table_name(topic)}"
-    seen, stop = tmp_path / "seen.jsonl", tmp_path / "stop"
-    code = SPARK_COUNTER.format(
-        warehouse=str(tmp_path / "reader-warehouse"), settings=rest_harness.catalog_settings,
-        secrets={"LOADER_ICEBERG_REST_CREDENTIAL": "reader:any"}, seen=str(seen), stop=str(stop), table=table,
-    )  # fmt: skip
-    spark_reader = subprocess.Popen(
-        [sys.executable, "-c", code], cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
+    reading = take_catalog(dict(rest_harness.catalog_settings), {CREDENTIAL_VARIABLE: "reader:any"})
+    lake = spark.newSession()
+    for key, value in spark_catalog_conf(IcebergCatalog("rest", "unused", reading), name="lake").items():
+        if key != ICEBERG_EXTENSIONS:
+            lake.conf.set(key, value)
+    lake.conf.set("spark.sql.catalog.lake.cache-enabled", "false")
     client = rest_catalog.pyiceberg(
         credential="pyiceberg:any", **{"oauth2-server-uri": f"{rest_catalog.uri}/v1/oauth/tokens"}
     )
     pyiceberg_counts: list[int] = []
+    spark_counts: list[int] = []
+    stop = Event()
 
     def count_with_pyiceberg() -> None:
-        while not stop.exists():
+        while not stop.is_set():
             if client.table_exists(table):
                 pyiceberg_counts.append(len(client.load_table(table).scan().to_arrow()))
             time.sleep(0.05)
 
-    with ThreadPoolExecutor(1) as pool:
+    with ThreadPoolExecutor(2) as pool:
         counting = pool.submit(count_with_pyiceberg)
+        counting_in_spark = pool.submit(count_with_spark, lake, table, stop, spark_counts)
         try:
-            deadline = time.monotonic() + 180
-            while not seen.exists():
-                assert spark_reader.poll() is None, spark_reader.communicate()[1][-3000:]
-                assert time.monotonic() < deadline, "the Spark reader never started counting"
-                time.sleep(0.5)
             # Six runs in one process (5 offsets of each partition at a time), each one Iceberg commit.
             succeeded(rest_harness.run_cli("--max-records-per-partition", "5", "--until-caught-up"))
             deadline = time.monotonic() + 180  # until each reader has counted the last commit
-            while not (pyiceberg_counts[-1:] == [60] and seen.read_text().endswith("60\n")):
-                assert spark_reader.poll() is None, spark_reader.communicate()[1][-3000:]
+            while not (pyiceberg_counts[-1:] == [60] and spark_counts[-1:] == [60]):
+                assert not counting_in_spark.done(), counting_in_spark.exception()
                 assert time.monotonic() < deadline, "a reader never counted the last commit"
                 time.sleep(0.5)
         finally:
-            stop.touch()
-            _, err = spark_reader.communicate(timeout=180)
-            counting.result(timeout=60)
-    assert spark_reader.returncode == 0, err[-3000:]
+            stop.set()
+        counting_in_spark.result(timeout=180)
+        counting.result(timeout=60)
 
     snapshots = client.load_table(table).snapshots()
     totals = {0} | {int(s.summary["total-records"]) for s in snapshots if s.summary is not None}
@@ -289,7 +272,6 @@ def test_spark_and_pyiceberg_read_only_whole_snapshots_while_a_load_runs(
         len([s for s in snapshots if s.summary and summary_key(topic) in s.summary.additional_properties])
         == 6
     )
-    spark_counts = [json.loads(line) for line in seen.read_text().splitlines()]
     for engine, counts in (("Spark", spark_counts), ("pyiceberg", pyiceberg_counts)):
         assert counts and counts[-1] == 60, (engine, counts[-5:])
         assert set(counts) <= totals, (

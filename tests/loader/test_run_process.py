@@ -15,8 +15,11 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pytest
+from pyspark.sql import SparkSession
 
 from loader.fault_injection import CRASH_POINTS, ICEBERG_CRASH_POINTS
+from loader.job import QUARANTINE_TABLE
+from loader.operations.audit import audit
 from loader.reading.kafka_metadata import watermarks
 from loader.report import EXIT_LOCKED
 from loader.runtime.spark_session import EMBEDDED_METASTORE_DIR
@@ -167,11 +170,14 @@ def killed_at_every_step_then_run(
     crash_points: tuple[str, ...],
     kills_from_outside: tuple[float, ...],
     killed_after_a_whole_range: bool = True,
+    read_in: tuple[Harness, SparkSession] | None = None,
 ) -> None:
     """Runs killed at each of `crash_points`, then from outside at each of `kills_from_outside` seconds
     after their start, then (Iceberg, with `killed_after_a_whole_range`) once more after the table's
     commit, then a run that completes: every record is in its table once, every bad one in the
-    quarantine once, and the audit agrees."""
+    quarantine once, and the audit agrees. The tables are read, and audited, in a Spark application of
+    their own, or with `read_in` through a session of the worker's application (a REST catalog's tables,
+    which both reach)."""
     table_format = cli_harness.table_format
     topic = cli_harness.topic(partitions=2)
     # Topics of good records only, which a Hive run loads in one query with `topic` (see
@@ -221,12 +227,18 @@ def killed_at_every_step_then_run(
     def table_of(each: str) -> str:
         return f"{cli_harness.database}.{table_name(each)}"
 
-    loaded, quarantined, *clean_loaded = cli_harness.query_cli_all(
+    statements = (
         f"SELECT _kafka_partition AS p, _kafka_offset AS o, n FROM {table_of(topic)}",
-        f"SELECT partition AS p, offset AS o FROM {cli_harness.database}.loader_quarantine "
+        f"SELECT partition AS p, offset AS o FROM {cli_harness.database}.{QUARANTINE_TABLE} "
         f"WHERE topic = '{topic}'",
         *(f"SELECT _kafka_partition AS p, _kafka_offset AS o, n FROM {table_of(each)}" for each in clean),
     )
+    if read_in is None:  # the audit from the same application
+        (loaded, quarantined, *clean_loaded), audited = cli_harness.query_and_audit_cli(*statements)
+    else:
+        loaded, quarantined, *clean_loaded = (
+            [row.asDict() for row in read_in[1].sql(statement).collect()] for statement in statements
+        )
     pairs = sorted((row["p"], row["o"]) for row in loaded)
     assert len(pairs) == len(set(pairs)), "a record was loaded twice"
     bad_pairs = sorted((row["p"], row["o"]) for row in quarantined)
@@ -243,8 +255,11 @@ def killed_at_every_step_then_run(
         ), f"{each}: a record was lost or loaded twice"
         assert sorted(row["n"] for row in loaded) == list(range(produced))
     # The audit records travel with the data through the same commits: they agree with the table.
-    audited = cli_harness.run_cli(command="audit")
-    assert audited.returncode == 0, audited.stdout[-3000:] + audited.stderr[-3000:]
+    if read_in is None:
+        assert audited["ok"], audited
+    else:
+        report = audit(read_in[0].settings(), read_in[1], QUARANTINE_TABLE)
+        assert report.ok, report.to_json()
 
 
 # The default tier kills where the run's offsets, past its transactions' markers, are written and not
@@ -276,15 +291,14 @@ def test_killed_runs_over_a_transactional_topic_load_each_committed_record_once_
 
     killed_runs(cli_harness, points, lambda _: produce(5, 3), 8.0)
     table = f"{cli_harness.database}.{table_name(topic)}"
-    loaded = cli_harness.query_cli(
+    (loaded,), audited = cli_harness.query_and_audit_cli(
         f"SELECT _kafka_partition AS p, _kafka_offset AS o, n, target FROM {table}"
     )
     pairs = sorted((row["p"], row["o"]) for row in loaded)
     assert pairs == committed_offsets(cli_harness, topic), "a committed record was lost or loaded twice"
     assert {row["target"] for row in loaded} == {"ok"}
     assert sorted(row["n"] for row in loaded) == list(range(n))
-    audited = cli_harness.run_cli(command="audit")
-    assert audited.returncode == 0, audited.stdout[-3000:] + audited.stderr[-3000:]
+    assert audited["ok"], audited
 
 
 DRIVER_JVM_ARGUMENTS = """
