@@ -128,9 +128,9 @@ def versions_table() -> str:
         iceberg = f"{line.iceberg}" if line.iceberg else "none published"
         formats = "Hive ORC, Iceberg" if line.iceberg else "Hive ORC"
         tested = (
-            "whole suite (default)"
+            "default and full tiers (default)"
             if line.minor == DEFAULT_LINE
-            else "loader core"
+            else "a smoke; loader core in the full tier"
             if line.minor == OLDEST_LINE
             else "loader core, by hand"
         )
