@@ -41,6 +41,12 @@ def in_default_tier(values: Iterable[Any], count: int) -> list[Any]:
     return [value if i < count else pytest.param(value, marks=FULL) for i, value in enumerate(values)]
 
 
+def steps_by_tier(own: tuple[str, ...], every: tuple[str, ...], own_id: str = "its-own-steps") -> list[Any]:
+    """The cases of a kill test: at the steps whose state is the test's own in the default tier (`own`),
+    at every step in the full tier (`every`, id `every-step`)."""
+    return [pytest.param(own, id=own_id), pytest.param(every, id="every-step", marks=FULL)]
+
+
 def full_tier(config: pytest.Config) -> bool:
     return bool(config.getoption(FULL_OPTION))
 

@@ -27,7 +27,7 @@ from loader.run.work import QUARANTINE_TABLE
 from loader.schema.current_state import NO_KEY, KeyedChange, change_action, current_rows
 from loader.schema.naming import table_name
 from tests.loader.harness import Harness, record_schema
-from tests.tiers import FULL
+from tests.tiers import steps_by_tier
 
 pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first]
 
@@ -233,13 +233,7 @@ CURRENT_STATE_OWN_POINTS = ("after_iceberg_commit", "after_current_commit")
 
 
 @pytest.mark.timeout(1200)
-@pytest.mark.parametrize(
-    "points",
-    [
-        pytest.param(CURRENT_STATE_OWN_POINTS, id="its-own-steps"),
-        pytest.param(CURRENT_STATE_KILL_POINTS, id="every-step", marks=FULL),
-    ],
-)
+@pytest.mark.parametrize("points", steps_by_tier(CURRENT_STATE_OWN_POINTS, CURRENT_STATE_KILL_POINTS))
 def test_killed_at_every_step_the_rerun_gives_the_table_computed_from_kafka(
     cli_harness: Harness, points: tuple[str, ...]
 ) -> None:

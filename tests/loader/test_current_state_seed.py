@@ -20,7 +20,7 @@ from loader.schema.current_state import KeyedChange, change_action, current_rows
 from loader.schema.naming import table_name
 from tests.loader.harness import Harness, record_schema
 from tests.loader.test_current_state_runs import ACCOUNT, killed_at_each_then_run
-from tests.tiers import FULL
+from tests.tiers import steps_by_tier
 
 pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first]
 
@@ -190,13 +190,7 @@ SEED_OWN_POINTS = ("after_table_ready", "after_current_commit")
 
 
 @pytest.mark.timeout(1200)
-@pytest.mark.parametrize(
-    "points",
-    [
-        pytest.param(SEED_OWN_POINTS, id="its-own-steps"),
-        pytest.param(SEED_CRASH_POINTS, id="every-step", marks=FULL),
-    ],
-)
+@pytest.mark.parametrize("points", steps_by_tier(SEED_OWN_POINTS, SEED_CRASH_POINTS))
 def test_a_seeding_run_killed_at_every_step_and_run_again_gives_the_tables_computed_from_kafka(
     cli_harness: Harness, points: tuple[str, ...]
 ) -> None:

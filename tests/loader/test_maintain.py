@@ -31,7 +31,7 @@ from loader.schema.naming import table_name
 from tests.fixtures.hive_metastore import HiveMetastore
 from tests.infrastructure.test_hive_metastore_service import SESSION
 from tests.loader.harness import REPO_ROOT, Harness, record_schema
-from tests.tiers import FULL
+from tests.tiers import FULL, steps_by_tier
 
 pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first]
 
@@ -181,10 +181,9 @@ def test_a_closed_partition_of_many_small_files_becomes_few_while_a_reader_sees_
 # confirmed; the full tier after its record of intent too.
 @pytest.mark.parametrize(
     "points",
-    [
-        pytest.param(("maintain_after_rewrite", "maintain_after_switch"), id="rewritten-and-switched"),
-        pytest.param(CRASH_POINTS, id="every-step", marks=FULL),
-    ],
+    steps_by_tier(
+        ("maintain_after_rewrite", "maintain_after_switch"), CRASH_POINTS, "rewritten-and-switched"
+    ),
 )
 def test_a_maintain_killed_at_any_step_leaves_the_table_whole_and_the_next_one_finishes(
     cli_harness: Harness, points: tuple[str, ...]

@@ -28,7 +28,7 @@ from loader.report import TopicReport
 from loader.schema.naming import table_name
 from tests.loader.harness import Harness, committed_offsets
 from tests.loader.test_run_process import killed_runs
-from tests.tiers import FULL
+from tests.tiers import steps_by_tier
 
 pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first]
 
@@ -327,14 +327,10 @@ def test_a_topic_without_event_types_is_looked_into_once_for_its_new_records(
 # moved, others not), then from outside; the full tier at each step whose state a table has.
 @pytest.mark.parametrize(
     "points",
-    [
-        pytest.param(("after_staging", "after_first_move"), id="its-own-steps"),
-        pytest.param(
-            ("after_table_ready", "after_staging", "after_manifest", "after_first_move"),
-            id="every-step",
-            marks=FULL,
-        ),
-    ],
+    steps_by_tier(
+        ("after_staging", "after_first_move"),
+        ("after_table_ready", "after_staging", "after_manifest", "after_first_move"),
+    ),
 )
 def test_killed_runs_over_a_multi_type_topic_load_every_record_once_and_the_audit_is_clean(
     cli_harness: Harness, points: tuple[str, ...]

@@ -33,7 +33,7 @@ from tests.loader.harness import (
     run_driver_script,
     transactional_producer,
 )
-from tests.tiers import FULL
+from tests.tiers import FULL, steps_by_tier
 
 pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first]
 
@@ -266,10 +266,9 @@ def killed_at_every_step_then_run(
 # yet applied (the manifest), then from outside; the full tier before and after that too.
 @pytest.mark.parametrize(
     "points",
-    [
-        pytest.param(("after_manifest",), id="its-own-step"),
-        pytest.param(("after_staging", "after_manifest", "after_first_move"), id="every-step", marks=FULL),
-    ],
+    steps_by_tier(
+        ("after_manifest",), ("after_staging", "after_manifest", "after_first_move"), "its-own-step"
+    ),
 )
 def test_killed_runs_over_a_transactional_topic_load_each_committed_record_once_and_no_aborted_one(
     cli_harness: Harness, points: tuple[str, ...]
