@@ -208,10 +208,61 @@ class Harness:
             """
         )
 
-    def query_and_audit_cli(self, *statements: str) -> tuple[list[list[dict[str, Any]]], dict[str, Any]]:
-        """`query_cli_all`, and then `loader audit`'s report (its JSON) from the same application: the
-        audit as its command runs it, on a session like its own, for one JVM's start instead of two."""
-        settings = {
+    def run_query_and_audit_cli(
+        self, *statements: str, **overrides: Any
+    ) -> tuple[dict[str, Any], list[list[dict[str, Any]]], dict[str, Any]]:
+        """A run, then `statements` and `loader audit`'s report (its JSON), in one application of their
+        own (`in_loader_application`): the run after a test's killed `loader run` processes, the tables it
+        leaves and their audit, for one JVM's start instead of three (a kill needs a process; the run after
+        it does not). `overrides` are settings of the run (`max_bad_ratio=1.0`, say). The run's report,
+        the rows, the audit's report; a failed topic's trace is in the process's stderr."""
+        return self.in_loader_application(
+            f"""
+            from loader import job
+            from loader.failure_trace import show_traces
+            show_traces()  # as `loader run --debug`: a failed topic's trace in the stderr
+            report = job.run(settings, spark, Console(file=sys.stderr))
+            rows = [
+                [r.asDict(recursive=True) for r in spark.sql(statement).collect()]
+                for statement in {list(statements)!r}
+            ]
+            audited = audit(settings, spark, QUARANTINE_TABLE)
+            results = [json.loads(report.to_json()), rows, json.loads(audited.to_json())]
+            """,
+            **overrides,
+        )
+
+    def in_loader_application(self, body: str, command: str = "run", **overrides: Any) -> Any:
+        """The `results` that `body` makes, in a process of its own, from `settings` (those `run_cli`
+        gives `command`, with `overrides`) and `spark`, a session as a `loader` command makes its own
+        (`job.spark_for`); `body` may use `Console`, `sys`, `audit` and `QUARANTINE_TABLE`."""
+        run_only = self.run_only_settings() if command == "run" else {}
+        settings = {**self._process_settings(), **run_only, **overrides}
+        archive = os.environ.get("LOADER_DRIVER_CLASS_ARCHIVE_DIR")
+        session = textwrap.dedent(
+            f"""
+            import sys
+            from rich.console import Console
+            from loader.config import LoaderSettings
+            from loader.formats.catalog_settings import take_catalog
+            from loader.job import QUARANTINE_TABLE, spark_for
+            from loader.operations.audit import audit
+            access = take_catalog({self.catalog_settings!r}, {self.catalog_secrets!r})
+            settings = LoaderSettings(
+                **{settings!r}, catalog_access=access, driver_class_archive_dir={archive!r}
+            ).validate()
+            spark = spark_for(settings)
+            """
+        )
+        return self._in_application(session + textwrap.dedent(body))
+
+    def run_only_settings(self) -> dict[str, Any]:
+        """What `run_cli` gives a `loader run` besides the harness's settings: its topics, day partitions."""
+        return {"partition_granularity": "day", "include_topics": f"{self.prefix}.*"}
+
+    def _process_settings(self) -> dict[str, Any]:
+        """The settings a `loader` process of this harness runs with, but its catalog's access."""
+        return {
             "bootstrap_servers": self.kafka.bootstrap,
             "registry_url": self.registry_url,
             "warehouse": str(self.warehouse),
@@ -220,6 +271,11 @@ class Harness:
             "iceberg_catalog": self.iceberg_catalog,
             "state_dir": self.state_dir,
         }
+
+    def query_and_audit_cli(self, *statements: str) -> tuple[list[list[dict[str, Any]]], dict[str, Any]]:
+        """`query_cli_all`, and then `loader audit`'s report (its JSON) from the same application: the
+        audit as its command runs it, on a session like its own, for one JVM's start instead of two."""
+        settings = self._process_settings()
         rows, report = self._in_spark_application(
             f"""
             from loader.config import LoaderSettings
@@ -278,7 +334,13 @@ class Harness:
             spark = build_spark_session(settings)
             """
         )
-        code = session + textwrap.dedent(body) + 'print("ROWS=" + json.dumps(results, default=str))\n'
+        return self._in_application(session + textwrap.dedent(body))
+
+    @staticmethod
+    def _in_application(body: str) -> Any:
+        """The `results` that `body` (Python that makes its Spark application) makes, in a process of its
+        own."""
+        code = "import json\n" + textwrap.dedent(body) + 'print("ROWS=" + json.dumps(results, default=str))\n'
         done = subprocess.run(
             [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=REPO_ROOT
         )

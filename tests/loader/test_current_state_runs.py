@@ -204,19 +204,26 @@ def killed_at_each_then_run(
     values: Callable[[Any], bytes],
     offsets: dict[int, int],
     points: tuple[str, ...],
-    env: dict[str, str] | None = None,
+    statements: tuple[str, ...],
+    settings: dict[str, Any] | None = None,
     first_round: int = 0,
-) -> list[KeyedChange]:
+) -> tuple[list[KeyedChange], list[list[dict[str, Any]]]]:
     """For each crash point a round of changes (`produce_round`), then a `loader run` process killed
-    there; then a run to the end. `env`: more environment of every run. The changes produced."""
+    there; then a run to the end, `statements` and the audit in an application of their own (a kill
+    needs a process, the run after it does not). `settings`: more settings of every run, by name. The
+    changes produced and the statements' rows; the run succeeded and the audit is clean."""
+    settings = settings or {}
+    env = {f"LOADER_{name.upper()}": str(value).lower() if isinstance(value, bool) else str(value)
+           for name, value in settings.items()}  # fmt: skip
     produced: list[KeyedChange] = []
     for round_, point in enumerate(points, start=first_round):
         produced += produce_round(producer, topic, values, round_, offsets)
-        done = harness.run_cli(env={**(env or {}), "LOADER_CRASH_AT": point})
+        done = harness.run_cli(env={**env, "LOADER_CRASH_AT": point})
         assert done.returncode == -signal.SIGKILL, f"{point}: {done.returncode}\n{done.stderr[-2000:]}"
-    final = harness.run_cli(env=env)
-    assert final.returncode == 0, final.stderr[-3000:]
-    return produced
+    final, rows, audited = harness.run_query_and_audit_cli(*statements, **settings)
+    assert final["exit_code"] == 0, final
+    assert audited["ok"], audited
+    return produced, rows
 
 
 # Where a run with a current-state table is killed: before its history append, between that and the merge,
@@ -245,9 +252,11 @@ def test_killed_at_every_step_the_rerun_gives_the_table_computed_from_kafka(
     values = cli_harness.serializer(topic, ACCOUNT)
     producer = Producer({"bootstrap.servers": cli_harness.kafka.bootstrap})
     offsets = {0: 0, 1: 0}
-    produced = killed_at_each_then_run(cli_harness, producer, topic, values, offsets, points)
     current = f"{cli_harness.database}.{table_name(topic)}_current"
-    rows = cli_harness.query_cli(f"SELECT _kafka_key_string AS k, owner, balance FROM {current}")
+    produced, [rows] = killed_at_each_then_run(
+        cli_harness, producer, topic, values, offsets, points,
+        (f"SELECT _kafka_key_string AS k, owner, balance FROM {current}",),
+    )  # fmt: skip
     got = {int(r["k"]): (r["owner"], r["balance"]) for r in rows}
     assert len(got) == len(rows), "one row per key"
     assert got == current_rows(produced)
@@ -375,16 +384,16 @@ def test_without_history_killed_and_run_again_the_table_is_the_one_kafka_compute
     topic = cli_harness.topic(partitions=2, config={"cleanup.policy": "compact"})
     values = cli_harness.serializer(topic, ACCOUNT)
     producer = Producer({"bootstrap.servers": cli_harness.kafka.bootstrap})
-    no_history = {"LOADER_CURRENT_STATE_HISTORY": "false"}
     offsets = {0: 0, 1: 0}
-    produced = killed_at_each_then_run(
-        cli_harness, producer, topic, values, offsets, NO_HISTORY_CRASH_POINTS, no_history
-    )
     history = f"{cli_harness.database}.{table_name(topic)}"
-    [tables, rows] = cli_harness.query_cli_all(
+    statements = (
         f"SHOW TABLES IN {cli_harness.database}",
         f"SELECT _kafka_key_string AS k, owner, balance FROM {history}_current",
     )
+    produced, [tables, rows] = killed_at_each_then_run(
+        cli_harness, producer, topic, values, offsets, NO_HISTORY_CRASH_POINTS, statements,
+        {"current_state_history": False},
+    )  # fmt: skip
     assert table_name(topic) not in {t["tableName"] for t in tables}, "no history table"
     got = {int(r["k"]): (r["owner"], r["balance"]) for r in rows}
     assert len(got) == len(rows), "one row per key"

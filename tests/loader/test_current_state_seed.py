@@ -203,7 +203,7 @@ def test_a_seeding_run_killed_at_every_step_and_run_again_gives_the_tables_compu
     topic = cli_harness.topic(partitions=2, prefix="flags")
     values = cli_harness.serializer(topic, ACCOUNT)
     producer = Producer({"bootstrap.servers": cli_harness.kafka.bootstrap})
-    chosen = {"LOADER_CURRENT_STATE_TOPICS": f"{cli_harness.prefix}\\.flags\\..*"}
+    chosen = {"current_state_topics": f"{cli_harness.prefix}\\.flags\\..*"}
     offsets = {0: 0, 1: 0}
     # Keys the rounds after never write (theirs are 0 to 6): only a seed puts them in the table.
     produced: list[KeyedChange] = []
@@ -217,14 +217,15 @@ def test_a_seeding_run_killed_at_every_step_and_run_again_gives_the_tables_compu
     assert producer.flush(30) == 0
     first = cli_harness.run_cli()
     assert first.returncode == 0, first.stderr[-3000:]
-    produced += killed_at_each_then_run(
-        cli_harness, producer, topic, values, offsets, points, chosen, first_round=1
-    )
     history = f"{cli_harness.database}.{table_name(topic)}"
-    [counted, rows] = cli_harness.query_cli_all(
+    statements = (
         f"SELECT count(*) AS n, count(DISTINCT _kafka_partition, _kafka_offset) AS d FROM {history}",
         f"SELECT _kafka_key_string AS k, owner, balance FROM {history}_current",
     )
+    after_kills, [counted, rows] = killed_at_each_then_run(
+        cli_harness, producer, topic, values, offsets, points, statements, chosen, first_round=1
+    )
+    produced += after_kills
     assert (counted[0]["n"], counted[0]["d"]) == (len(produced), len(produced))
     got = {int(r["k"]): (r["owner"], r["balance"]) for r in rows}
     assert len(got) == len(rows), "one row per key"

@@ -352,7 +352,8 @@ def test_killed_runs_over_a_multi_type_topic_load_every_record_once_and_the_audi
         f"SELECT _kafka_partition AS p, _kafka_offset AS o, n FROM {table(cli_harness, topic, suffix)}"
         for suffix in ("", "__click", "__view")
     ]
-    tables, audited = cli_harness.query_and_audit_cli(*statements)
+    final, tables, audited = cli_harness.run_query_and_audit_cli(*statements)
+    assert final["exit_code"] == 0, final
     loaded = [row for rows in tables for row in rows]
     pairs = sorted((row["p"], row["o"]) for row in loaded)
     assert pairs == committed_offsets(cli_harness, topic), "a record was lost or loaded twice"

@@ -75,7 +75,8 @@ def killed_runs(
     harness: Harness, points: Iterable[str], produce: Callable[[int], None], kill_after_s: float
 ) -> None:
     """Runs killed at each crash point (`produce(i)` before the i-th), then one more after `produce`
-    killed from outside after `kill_after_s`, wherever it is, then a run that completes."""
+    killed from outside after `kill_after_s`, wherever it is; the run that completes is the test's
+    (`Harness.run_query_and_audit_cli`)."""
     points = list(points)
     for i, point in enumerate(points):
         produce(i)
@@ -85,8 +86,6 @@ def killed_runs(
     process = start_cli(harness, {})
     time.sleep(kill_after_s)
     kill_from_outside(process)
-    final = harness.run_cli()
-    assert final.returncode == 0, final.stderr[-3000:]
 
 
 def lock_file(harness: Harness) -> Path:
@@ -175,9 +174,9 @@ def killed_at_every_step_then_run(
     """Runs killed at each of `crash_points`, then from outside at each of `kills_from_outside` seconds
     after their start, then (Iceberg, with `killed_after_a_whole_range`) once more after the table's
     commit, then a run that completes: every record is in its table once, every bad one in the
-    quarantine once, and the audit agrees. The tables are read, and audited, in a Spark application of
-    their own, or with `read_in` through a session of the worker's application (a REST catalog's tables,
-    which both reach)."""
+    quarantine once, and the audit agrees. That run, the reads and the audit happen in a Spark application
+    of their own (a kill needs a process, the run after it does not), or with `read_in` on a session of
+    the worker's application (a REST catalog's tables, which both reach)."""
     table_format = cli_harness.table_format
     topic = cli_harness.topic(partitions=2)
     # Topics of good records only, which a Hive run loads in one query with `topic` (see
@@ -219,8 +218,6 @@ def killed_at_every_step_then_run(
         produce(4)
         done = cli_harness.run_cli(env={"LOADER_CRASH_AT": "after_iceberg_commit", **tolerate_bad})
         assert done.returncode == -signal.SIGKILL, done.stderr[-2000:]
-    final = cli_harness.run_cli("--debug", env=tolerate_bad)  # a failed topic's trace in its stderr
-    assert final.returncode == 0, final.stderr[-6000:]
     if kills_from_outside:  # all but one landed in a run (a fast machine may end one before its kill)
         assert outside_kills >= len(kills_from_outside) - 1, "the runs ended before the kills from outside"
 
@@ -233,11 +230,19 @@ def killed_at_every_step_then_run(
         f"WHERE topic = '{topic}'",
         *(f"SELECT _kafka_partition AS p, _kafka_offset AS o, n FROM {table_of(each)}" for each in clean),
     )
-    if read_in is None:  # the audit from the same application
-        (loaded, quarantined, *clean_loaded), audited = cli_harness.query_and_audit_cli(*statements)
+    # The run after the kills, and the reads and the audit, in an application of their own, or through
+    # the worker's; a run's failed topic says why in the report, its trace in the stderr.
+    if read_in is None:
+        final, (loaded, quarantined, *clean_loaded), audited = cli_harness.run_query_and_audit_cli(
+            *statements, max_bad_ratio=1.0
+        )
+        assert final["exit_code"] == 0, final
     else:
+        in_process, session = read_in
+        report = in_process.run(session, max_bad_ratio=1.0)
+        assert report.exit_code == 0, report.to_json()
         loaded, quarantined, *clean_loaded = (
-            [row.asDict() for row in read_in[1].sql(statement).collect()] for statement in statements
+            [row.asDict() for row in session.sql(statement).collect()] for statement in statements
         )
     pairs = sorted((row["p"], row["o"]) for row in loaded)
     assert len(pairs) == len(set(pairs)), "a record was loaded twice"
@@ -290,9 +295,10 @@ def test_killed_runs_over_a_transactional_topic_load_each_committed_record_once_
 
     killed_runs(cli_harness, points, lambda _: produce(5, 3), 8.0)
     table = f"{cli_harness.database}.{table_name(topic)}"
-    (loaded,), audited = cli_harness.query_and_audit_cli(
+    final, (loaded,), audited = cli_harness.run_query_and_audit_cli(
         f"SELECT _kafka_partition AS p, _kafka_offset AS o, n, target FROM {table}"
     )
+    assert final["exit_code"] == 0, final
     pairs = sorted((row["p"], row["o"]) for row in loaded)
     assert pairs == committed_offsets(cli_harness, topic), "a committed record was lost or loaded twice"
     assert {row["target"] for row in loaded} == {"ok"}
