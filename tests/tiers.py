@@ -5,6 +5,8 @@ tier (`scripts/test --full`) adds the exhaustive forms of the same proofs: a kil
 at the steps whose state differs, the cluster, the fuzzing, property and differential tests at full size.
 A test, or one case of a parametrized test, joins the full tier with the `full` mark; docs/development.md
 says which tier a new test joins. Without `--full` pytest deselects the marked ones and says how many.
+A case marked `line_smoke` is the default tier's smoke of another Spark line's (one kill where the
+default line's tests kill at a few steps): only a run with `--line-smoke` keeps it.
 
 Each run also sums its tests' time by file and prints the ten costliest (`TEST_FILE_TIMES` names a JSON
 file to add them to, so that `scripts/test` can print the whole tier's, over its pytest runs).
@@ -25,6 +27,8 @@ from hypothesis import HealthCheck, settings
 
 FULL = pytest.mark.full
 FULL_OPTION = "--full"
+LINE_SMOKE = pytest.mark.line_smoke
+LINE_SMOKE_OPTION = "--line-smoke"
 TIMES_ENV = "TEST_FILE_TIMES"
 # Hypothesis's examples per property: the default tier's, and the full tier's (its fuzzing at full size).
 settings.register_profile(
@@ -63,6 +67,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="the full tier: the tests marked `full` too, and the fuzzing at full size (scripts/test --full)",
     )
+    parser.addoption(
+        LINE_SMOKE_OPTION,
+        action="store_true",
+        help="keep the cases marked `line_smoke`: the smoke of another Spark line (scripts/test names them)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -73,13 +82,19 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if full_tier(config):
-        return
-    left_out = [item for item in items if item.get_closest_marker("full") is not None]
+    if not config.getoption(LINE_SMOKE_OPTION):
+        _deselect(config, items, "line_smoke")
+    if not full_tier(config):
+        config.stash[_LEFT_OUT] = _deselect(config, items, "full")
+
+
+def _deselect(config: pytest.Config, items: list[pytest.Item], mark: str) -> int:
+    """Deselects the items marked `mark`: how many."""
+    left_out = [item for item in items if item.get_closest_marker(mark) is not None]
     if left_out:
         config.hook.pytest_deselected(items=left_out)
-        items[:] = [item for item in items if item.get_closest_marker("full") is None]
-        config.stash[_LEFT_OUT] = len(left_out)
+        items[:] = [item for item in items if item.get_closest_marker(mark) is None]
+    return len(left_out)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:

@@ -44,8 +44,8 @@ def test_killed_at_every_step_through_a_rest_catalog_and_rerun_loads_every_recor
     spark: SparkSession,
     spark_warehouse: Path,
 ) -> None:
-    """The `loader run` processes' tables are read, and audited, through a session of the catalog in the
-    worker's application."""
+    """The run after the killed `loader run` processes, and the reads and the audit of their tables, on a
+    session of the catalog in the worker's application."""
     assert set(REST_STATE_POINTS) <= set(REST_EVERY_POINT)
     on_rest_catalog(cli_harness, rest_catalog, state_on_store=True)
     in_process = cli_harness.in_process(spark_warehouse)

@@ -33,7 +33,7 @@ from tests.loader.harness import (
     run_driver_script,
     transactional_producer,
 )
-from tests.tiers import FULL, steps_by_tier
+from tests.tiers import FULL, LINE_SMOKE, steps_by_tier
 
 pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first]
 
@@ -150,6 +150,11 @@ KILLED_FROM_OUTSIDE_AFTER_S = (3.0, 9.0)
         pytest.param("iceberg", ICEBERG_RESUME_POINTS, (), id="iceberg-few"),
         pytest.param("hive", CRASH_POINTS, KILLED_FROM_OUTSIDE_AFTER_S, id="hive", marks=FULL),
         pytest.param("iceberg", ICEBERG_CRASH_POINTS, KILLED_FROM_OUTSIDE_AFTER_S, id="iceberg", marks=FULL),
+        # The smoke of another Spark line: one kill, after the commit of the run's tables (Iceberg's after
+        # that of its range, with nothing new for the rerun: the whole-range kill below; Hive's after its
+        # manifest).
+        pytest.param("hive", ("after_manifest",), (), id="hive-one", marks=LINE_SMOKE),
+        pytest.param("iceberg", (), (), id="iceberg-one", marks=LINE_SMOKE),
     ],  # scripts/test names the cases of the oldest Spark line's format
 )
 def test_killed_at_every_step_and_rerun_loads_every_record_exactly_once(
