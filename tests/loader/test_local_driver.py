@@ -107,12 +107,18 @@ def loopback(address: str) -> bool:
     return parsed.is_loopback or (mapped is not None and mapped.is_loopback)
 
 
-def test_a_local_drivers_web_ui_listens_on_loopback_only_and_leaves_no_temporary_files(
+def test_a_local_driver_listens_on_loopback_only_makes_its_tables_without_a_shell_and_leaves_no_files(
     tmp_path: Path,
 ) -> None:
+    """Its web UI on loopback alone. Its embedded metastore makes a database and a table without a shell
+    process: Hive 2.3 would copy the parent directory's group and mode onto each new one with Hadoop's
+    shell commands, which read the directory's with an `ls -ld` process (three per table on a local
+    disk). Nothing left in the temporary directory."""
     seen = run_driver(tmp_path)
     assert all(loopback(a) for a in seen["listening"]), seen
     assert LOCAL_IP_ENV not in os.environ
+    assert seen["ls after the session started"] == [], seen
+    assert (tmp_path / "warehouse" / "lake.db" / "events").is_dir()
     # Hive's session resources directory among them (`<tmpdir>/<session id>_resources` by default).
     assert seen["left in the temporary directory"] == [], seen
 
@@ -120,15 +126,6 @@ def test_a_local_drivers_web_ui_listens_on_loopback_only_and_leaves_no_temporary
 def test_an_address_the_environment_names_is_kept(tmp_path: Path) -> None:
     seen = run_driver(tmp_path, **{LOCAL_IP_ENV: "0.0.0.0"})
     assert not any(loopback(a) for a in seen["listening"]), seen
-
-
-def test_the_embedded_metastore_makes_a_database_and_a_table_without_a_shell_process(tmp_path: Path) -> None:
-    """Hive 2.3 would copy the parent directory's group and mode onto each new one with Hadoop's shell
-    commands, which read the directory's with an `ls -ld` process (three per table on a local disk)."""
-    seen = run_driver(tmp_path)
-    assert seen["ls after the session started"] == [], seen
-    warehouse = tmp_path / "warehouse"
-    assert (warehouse / "lake.db" / "events").is_dir()
 
 
 KILLED_WHILE_THE_JVM_STARTS = """

@@ -131,9 +131,13 @@ def test_a_run_with_nothing_to_load_needs_no_metastore_and_one_with_records_name
         assert stopped.returncode == 1, said[-3000:]
         assert f"the Hive metastore could not be opened ({down}). Nothing was done." in said
 
-    assert cli_harness.run_cli().returncode == 0  # the metastore back: the record comes, once
-    rows = cli_harness.query_cli(f"SELECT n FROM {cli_harness.database}.{table_name(topic)} ORDER BY n")
+    # The metastore back: the record comes, once (the run, its table read and audited in one application).
+    back, [rows], audited = cli_harness.run_query_and_audit_cli(
+        f"SELECT n FROM {cli_harness.database}.{table_name(topic)} ORDER BY n"
+    )
+    assert back["exit_code"] == 0, back
     assert [r["n"] for r in rows] == [1, 2]
+    assert audited["ok"], audited
 
 
 def test_until_caught_up_from_the_command_line_writes_every_runs_report(cli_harness: Harness) -> None:
