@@ -6,6 +6,7 @@ loader wrote through the same catalog."""
 
 from __future__ import annotations
 
+import io
 import json
 import socket
 import subprocess
@@ -20,7 +21,9 @@ import pyarrow as pa
 import pytest
 from pyiceberg.exceptions import NoSuchNamespaceError
 from pyspark.sql import SparkSession
+from rich.console import Console
 
+from loader import job
 from loader.formats.catalog_lock import OWNER_PROPERTY
 from loader.formats.catalog_settings import CREDENTIAL_VARIABLE, take_catalog
 from loader.formats.iceberg import summary_key
@@ -28,6 +31,7 @@ from loader.formats.iceberg_catalogs import IcebergCatalog, spark_catalog_conf
 from loader.job import QUARANTINE_TABLE
 from loader.operations.audit import audit
 from loader.operations.status import collect
+from loader.report import EXIT_LOCKED, RunReport, render
 from loader.schema.naming import table_name
 from tests.fixtures.object_store import BUCKET
 from tests.fixtures.ports import free_port
@@ -172,11 +176,17 @@ def test_two_loaders_started_together_never_load_a_record_twice(
 
 
 def test_a_lock_left_in_the_catalog(
-    rest_harness: Harness, rest_catalog: RestCatalogService, ended_pid: int
+    rest_harness: Harness,
+    rest_catalog: RestCatalogService,
+    ended_pid: int,
+    spark: SparkSession,
+    spark_warehouse: Path,
 ) -> None:
     """A lock whose run was of this host and is gone is taken over; one of another host's run stops the
-    run (status 75, naming it) until `loader unlock` removes it; a catalog that does not answer fails
-    the run with status 1, saying so."""
+    run (status 75, naming it) until `loader unlock` (a process) removes it; a catalog that does not
+    answer fails the run with status 1, saying so. The runs in this worker's application, on a session of
+    the catalog; what they print, as `loader run` prints it."""
+    in_process = rest_harness.in_process(spark_warehouse)
     topic = rest_harness.topic()
     rest_harness.produce(topic, EVENT, readings(0, 3))
     client = rest_catalog.pyiceberg(
@@ -190,27 +200,40 @@ def test_a_lock_left_in_the_catalog(
         client.create_table(lock_table, schema=pa.schema([("owner", pa.string())]),
                             properties={OWNER_PROPERTY: owner})  # fmt: skip
 
+    def run(on: Harness) -> tuple[RunReport, str]:
+        """A run and what it prints: its notes, then its report (the CLI's error line among them). Each on
+        a session of its own, as each process has: a session's catalog keeps the tables it looked up."""
+        out = io.StringIO()
+        report = job.run(on.settings(), on.session(spark), Console(file=out, width=200))
+        render(report, Console(file=out, width=200))
+        return report, " ".join(out.getvalue().split())
+
     leave_lock(socket.gethostname(), ended_pid)
-    taken_over = succeeded(rest_harness.run_cli())
-    assert f"took over the lock {lock_table}" in taken_over.stderr
+    taken_over, said = run(in_process)
+    assert taken_over.exit_code == 0, said
+    assert f"took over the lock {lock_table}" in said
     assert not client.table_exists(lock_table)  # released at the run's end
 
     leave_lock("another-host", 4242)
     rest_harness.produce(topic, EVENT, readings(3, 2))
-    refused = rest_harness.run_cli()
-    assert refused.returncode == 75, refused.stderr[-2000:]
-    assert lock_table in refused.stderr and "another-host" in refused.stderr
+    refused, said = run(in_process)
+    assert refused.exit_code == EXIT_LOCKED, said
+    assert lock_table in refused.error and "another-host" in refused.error  # `not started: <error>`
     unlocked = succeeded(rest_harness.run_cli("--yes", command="unlock"))
     assert f"removed {lock_table}" in unlocked.stderr
-    succeeded(rest_harness.run_cli())
+    loaded, said = run(in_process)
+    assert loaded.exit_code == 0, said
     rows = client.load_table(f"{rest_harness.database}.{table_name(topic)}").scan().to_arrow()
     assert sorted(rows.column("n").to_pylist()) == list(range(5))
 
-    gone = rest_harness.run_cli(env={"LOADER_ICEBERG_REST_URI": f"http://127.0.0.1:{free_port()}"})
-    said = gone.stdout + gone.stderr
-    assert gone.returncode == 1, said[-3000:]
-    assert f"the Iceberg catalog did not take the run lock {lock_table}" in said, said[-3000:]
-    assert "Connection refused" in said and "nothing was read or loaded" in said, said[-3000:]
+    dead = f"http://127.0.0.1:{free_port()}"
+    unanswered = replace(
+        in_process, catalog_settings={**in_process.catalog_settings, "iceberg_rest_uri": dead}
+    )
+    gone, said = run(unanswered)
+    assert gone.exit_code == 1, said
+    assert f"the Iceberg catalog did not take the run lock {lock_table}" in said, said
+    assert "Connection refused" in said and "nothing was read or loaded" in said, said
 
 
 def count_with_spark(session: SparkSession, table: str, stop: Event, counts: list[int]) -> None:
