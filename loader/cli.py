@@ -13,9 +13,11 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 
 from loader.config import DECLARED, REQUIRED, LoaderSettings, problem, read_config_file
 from loader.formats.catalog_settings import take_catalog
+from loader.observability import printed
 from loader.operations.lock import LockHeld, RunLock
 from loader.reading.security_settings import take_security
 from loader.report import EXIT_LOCKED
@@ -50,7 +52,7 @@ def _local_lock_or_exit(settings: LoaderSettings, console: Console) -> RunLock:
         try:
             lock.acquire()
         except LockHeld as held:
-            console.print(f"[yellow]not started:[/] {held}")
+            printed.not_started(console, held)
             sys.exit(EXIT_LOCKED)
     return lock
 
@@ -104,7 +106,7 @@ def run(config: Path | None, report_json: Path | None, debug: bool, **flags: Any
     from loader.runtime.spark_session import legacy_metastore_notice
 
     if not settings.metastore_uri and (notice := legacy_metastore_notice(settings.warehouse)):
-        console.print(f"[yellow]note:[/] {notice}")
+        printed.note(console, notice)
 
     lock = _local_lock_or_exit(settings, console)
     from loader import job
@@ -121,16 +123,16 @@ def run(config: Path | None, report_json: Path | None, debug: bool, **flags: Any
     finally:
         spark.stop()
     if reports[-1].exit_code == EXIT_LOCKED:
-        console.print(f"[yellow]not started:[/] {reports[-1].error}")
+        printed.not_started(console, reports[-1].error)
         sys.exit(EXIT_LOCKED)
     from loader.observability.logs import log_run
     from loader.observability.publish import publish_run
     from loader.report import render, write_json
 
-    publish_run(settings, reports, lambda text: console.print(f"[yellow]note:[/] {text}"))
+    publish_run(settings, reports, lambda text: printed.note(console, text))
     from loader.observability import audit_stream
 
-    audit_stream.publish(settings, reports, lambda text: console.print(f"[yellow]note:[/] {text}"))
+    audit_stream.publish(settings, reports, lambda text: printed.note(console, text))
     for report in reports:
         if settings.log_format == "text":
             render(report, Console(width=None if sys.stdout.isatty() else 200))
@@ -162,7 +164,7 @@ def status(config: Path | None, output_format: str, **flags: Any) -> None:
     try:
         found = status_module.collect(settings)
     except (KafkaUnavailable, KafkaRefused) as exc:
-        Console(stderr=True).print(f"[bold red]error:[/] {exc}")
+        printed.error(Console(stderr=True), exc)
         sys.exit(1)
     if output_format == "json":
         click.echo(found.to_json())
@@ -192,14 +194,14 @@ def audit(config: Path | None, report_json: Path | None, output_format: str, **f
     try:
         report = audit_module.audit(settings, spark, job.QUARANTINE_TABLE)
     except (WarehouseMismatch, MetastoreUnavailable) as exc:
-        Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {exc}")
+        printed.error(Console(stderr=True, soft_wrap=True), exc)
         sys.exit(1)
     finally:
         spark.stop()
     from loader.observability.publish import publish_audit
 
-    warn = Console(stderr=True, soft_wrap=True).print
-    publish_audit(settings, report, lambda text: warn(f"[yellow]note:[/] {text}"))
+    warnings = Console(stderr=True, soft_wrap=True)
+    publish_audit(settings, report, lambda text: printed.note(warnings, text))
     if output_format == "json":
         click.echo(report.to_json())
     else:
@@ -231,7 +233,7 @@ def maintain(config: Path | None, **flags: Any) -> None:
     finally:
         spark.stop()
     if report.exit_code == EXIT_LOCKED:
-        console.print(f"[yellow]not started:[/] {report.error}")
+        printed.not_started(console, report.error)
         sys.exit(EXIT_LOCKED)
     maintenance.render(report, Console(width=None if sys.stdout.isatty() else 200))
     sys.exit(report.exit_code)
@@ -256,9 +258,11 @@ def unlock(config: Path | None, yes: bool, **flags: Any) -> None:
     if lock.is_local:
         try:
             with lock:
-                console.print(f"no run holds the lock {lock.location}: nothing to remove")
+                console.print(f"no run holds the lock {escape(lock.location)}: nothing to remove")
         except LockHeld as held:
-            console.print(f"[yellow]kept:[/] a run is alive: {held}; a local lock ends with its process")
+            console.print(
+                f"[yellow]kept:[/] a run is alive: {escape(str(held))}; a local lock ends with its process"
+            )
             sys.exit(1)
         if not settings.iceberg.keeps_locations:
             return
@@ -294,7 +298,7 @@ def _remove_if_left_behind(lock: RunLock, yes: bool, console: Console) -> bool:
     decision = unlock_decision(lock.present(), owner, socket.gethostname())
     holder = owner.describe() if owner else "owner unreadable"
     if decision is Unlock.NOTHING_TO_DO:
-        console.print(f"no lock at {lock.location}: nothing to remove")
+        console.print(f"no lock at {escape(lock.location)}: nothing to remove")
         return True
     if decision is Unlock.REFUSE:
         console.print(
@@ -308,7 +312,7 @@ def _remove_if_left_behind(lock: RunLock, yes: bool, console: Console) -> bool:
             console.print("[yellow]kept[/]")
             return False
     lock.remove_left_behind()
-    console.print(f"removed {lock.location} ({holder})")
+    console.print(escape(f"removed {lock.location} ({holder})"))
     return True
 
 

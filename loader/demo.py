@@ -22,6 +22,7 @@ from confluent_kafka.schema_registry import SchemaRegistryClient
 from confluent_kafka.schema_registry.avro import AvroSerializer
 from confluent_kafka.serialization import MessageField, SerializationContext
 from rich.console import Console
+from rich.markup import escape
 
 from loader import job
 from loader.config import LoaderSettings
@@ -160,7 +161,7 @@ def main(
         include_topics="|".join(topics),
         table_format=table_format,
     )
-    console.print(f"\n[bold]loader run[/] ({table_format} tables, warehouse {settings.warehouse})")
+    console.print(f"\n[bold]loader run[/] ({table_format} tables, warehouse {escape(settings.warehouse)})")
     spark = job.spark_for(settings)
     try:
         report = job.run(settings, spark, console)
@@ -168,11 +169,11 @@ def main(
         for topic in topics:
             table = f"{database}.{topic}"
             console.print(
-                f"\n[bold]{table}[/]: rows written with the previous schema (lower schema id) read with the "
-                "latest one; fields added since read their defaults"
+                f"\n[bold]{escape(table)}[/]: rows written with the previous schema (lower schema id) read "
+                "with the latest one; fields added since read their defaults"
             )
             frame = spark.sql(rows_of_each_version(table, SHOWN_COLUMNS[topic]))
-            console.print(frame._jdf.showString(2 * ROWS_PER_VERSION, 40, False))
+            console.print(frame._jdf.showString(2 * ROWS_PER_VERSION, 40, False), markup=False)
             console.print(f"({spark.table(table).count()} rows in all)")
     finally:
         spark.stop()

@@ -29,6 +29,7 @@ from loader.fault_injection import crash_point
 from loader.formats import TableFormat
 from loader.formats.catalog_lock import CatalogUnavailable, catalog_lock_files
 from loader.formats.lookup import FormatPlace, open_format, open_state
+from loader.observability import printed
 from loader.observability.phases import PhaseClock
 from loader.operations.lock import LockHeld, RunLock, Unlock, unlock_decision
 from loader.planning.commit_protocol import CommitLog, CompletionPending
@@ -112,7 +113,7 @@ def release_or_say(lock: RunLock, console: Console) -> None:
     try:
         lock.release()
     except CatalogUnavailable as left:
-        console.print(f"[yellow]note:[/] {left}")
+        printed.note(console, left)
 
 
 def _take_over_if_left_by_the_dead(lock: RunLock, console: Console) -> None:
@@ -125,10 +126,8 @@ def _take_over_if_left_by_the_dead(lock: RunLock, console: Console) -> None:
         owner = lock.owner()
         if unlock_decision(lock.present(), owner, socket.gethostname()) is not Unlock.REMOVE:
             raise
-        console.print(
-            f"[yellow]note:[/] took over the lock {lock.location} left by "
-            f"{owner.describe() if owner else 'a run'}, which is gone"
-        )
+        holder = owner.describe() if owner else "a run"
+        printed.note(console, f"took over the lock {lock.location} left by {holder}, which is gone")
         lock.remove_left_behind()
         lock.acquire()
 
@@ -225,7 +224,7 @@ def _load(
         if not staged and any(t.status == "loaded" and t.records for t in report.topics):
             raise TablesCommitted from exc  # an Iceberg run's rows are in snapshots naming their offsets
         raise
-    tables.after_commit(report, lambda text: console.print(f"[yellow]note:[/] {text}"))
+    tables.after_commit(report, lambda text: printed.note(console, text))
     phases.done("commit")
     forget_cached_tables(spark)
 

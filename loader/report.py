@@ -8,9 +8,11 @@ from pathlib import Path
 from typing import Literal
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from loader.failure_cause import Failure
+from loader.observability import printed
 
 TopicStatus = Literal["loaded", "up to date", "skipped", "failed"]
 
@@ -106,7 +108,8 @@ def _offsets(topic: TopicReport) -> str:
 
 
 def render(report: RunReport, console: Console) -> None:
-    table = Table(title=f"loader run {report.run_id} → database {report.database}", title_justify="left")
+    title = escape(f"loader run {report.run_id} → database {report.database}")
+    table = Table(title=title, title_justify="left")
     counts = ("partitions", "records", "tombstones", "quarantined", "lost", "no key")
     # Records refused from current-state tables for want of a key: a column only when there are some.
     no_key = any(topic.no_key for topic in report.topics)
@@ -135,10 +138,10 @@ def render(report: RunReport, console: Console) -> None:
             change += " (" + "; ".join(topic.table_changes) + ")"
         table.add_row(
             topic.topic,
-            "\n".join(f"{t} ({n})" for t, n in topic.tables.items())
+            escape("\n".join(f"{t} ({n})" for t, n in topic.tables.items()))
             if topic.event_types
-            else topic.table or "-",
-            f"[{styles[topic.status]}]{status}[/]",
+            else escape(topic.table or "-"),
+            f"[{styles[topic.status]}]{escape(status)}[/]",
             str(topic.partitions),
             _offsets(topic),
             str(topic.records),
@@ -146,9 +149,9 @@ def render(report: RunReport, console: Console) -> None:
             str(topic.quarantined),
             str(topic.lost),
             *((str(topic.no_key),) if no_key else ()),
-            change,
+            escape(change),
             f"{topic.seconds:.1f}",
         )
     console.print(table)
     if report.error:  # one line, however long: it names paths and addresses, never cut them
-        console.print(f"[bold red]error:[/] {report.error}", soft_wrap=True)
+        printed.error(console, report.error, soft_wrap=True)

@@ -25,6 +25,7 @@ from pyspark.errors import PySparkException
 from pyspark.sql import Column, SparkSession
 from pyspark.sql import functions as F
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from loader.config import LoaderSettings
@@ -261,7 +262,7 @@ def render(report: AuditReport, console: Console) -> None:
         style = "green" if w.ok else "bold red"
         table.add_row(
             w.topic,
-            w.table,
+            escape(w.table),
             w.window,
             str(w.kafka),
             str(w.table_rows),
@@ -273,10 +274,10 @@ def render(report: AuditReport, console: Console) -> None:
     if report.current:
         _render_current(report, console)
     for name, reason in sorted(report.unreadable.items()):
-        console.print(f"[bold red]{name} could not be read:[/] {reason}")
+        console.print(f"[bold red]{escape(name)} could not be read:[/] {escape(reason)}")
     for topic, notes in report.notes.items():
         for note in notes:
-            console.print(f"[yellow]{topic}[/]: {note}")
+            console.print(f"[yellow]{escape(topic)}[/]: {escape(note)}")
 
 
 def _render_current(report: AuditReport, console: Console) -> None:
@@ -288,7 +289,7 @@ def _render_current(report: AuditReport, console: Console) -> None:
         style = "green" if c.agrees else "bold red"
         table.add_row(
             topic,
-            c.table,
+            escape(c.table),
             str(c.live_keys),
             str(c.rows),
             *(f"[{style}]{n}[/]" for n in (c.missing, c.extra, c.stale)),

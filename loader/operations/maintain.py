@@ -32,6 +32,7 @@ from datetime import UTC, datetime
 
 from pyspark.sql import SparkSession
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from loader.config import LoaderSettings
@@ -39,6 +40,7 @@ from loader.fault_injection import crash_point
 from loader.formats.catalog_lock import CatalogUnavailable, catalog_lock_files
 from loader.formats.hive.metastore import add_partitions
 from loader.formats.lookup import open_state
+from loader.observability import printed
 from loader.operations.compaction_plan import Cleanup, Compaction, cleanup_decision, plan_compactions
 from loader.operations.hive_partitions import (
     HiveTable,
@@ -318,10 +320,11 @@ def _describe(spec: dict[str, str]) -> str:
 
 def render(report: MaintainReport, console: Console) -> None:
     verdict = f"[green]{report.verdict}[/]" if report.exit_code == 0 else f"[bold red]{report.verdict}[/]"
+    title = f"loader maintain of database {escape(report.database)}: {verdict}"
     if not report.actions and not report.error and report.tables == 0:
-        console.print(f"loader maintain of database {report.database}: {verdict}")
+        console.print(title)
         return
-    table = Table(title=f"loader maintain of database {report.database}: {verdict}", title_justify="left")
+    table = Table(title=title, title_justify="left")
     numbers = ("files before", "files after", "rows")
     for column in ("table", "partition", "action", *numbers):
         table.add_column(column, justify="right" if column in numbers else "left")
@@ -332,7 +335,7 @@ def render(report: MaintainReport, console: Console) -> None:
             if a.action == "compacted"
             else [""] * 3
         )
-        table.add_row(a.table, a.partition, a.action, *counts, a.detail)
+        table.add_row(escape(a.table), escape(a.partition), a.action, *counts, escape(a.detail))
     console.print(table)
     if report.error:
-        console.print(f"[bold red]error:[/] {report.error}")
+        printed.error(console, report.error)

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 
 from pyspark.sql import SparkSession
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from loader.config import LoaderSettings
@@ -126,13 +127,13 @@ def collect(settings: LoaderSettings, spark: SparkSession | None = None) -> Stat
 
 
 def render(report: StatusReport, console: Console) -> None:
-    cluster = f"Kafka cluster {report.cluster_id}"
+    cluster = f"Kafka cluster {escape(str(report.cluster_id))}"
     if report.saved_cluster_id and report.saved_cluster_id != report.cluster_id:
-        cluster += f" [bold red](the saved offsets are of cluster {report.saved_cluster_id})[/]"
-    title = f"loader state {report.state}, last load {report.last_load}, {cluster}"
+        cluster += f" [bold red](the saved offsets are of cluster {escape(report.saved_cluster_id)})[/]"
+    title = f"loader state {escape(str(report.state))}, last load {escape(str(report.last_load))}, {cluster}"
     table = Table(title=title, title_justify="left")
     # Which security settings were used (never a secret's text): a refusal is then easier to place.
-    table.caption = f"Kafka {report.kafka}; registry {report.registry}"
+    table.caption = escape(f"Kafka {report.kafka}; registry {report.registry}")
     # Offsets, not records: transaction markers, aborted records and compaction leave gaps, so the lag
     # is an upper bound of the records a run would load.
     for column in ("topic", "table", "partitions", "saved", "end", "lag (offsets)", "valid through", "note"):
@@ -140,13 +141,13 @@ def render(report: StatusReport, console: Console) -> None:
     for topic in report.topics:
         table.add_row(
             topic.topic,
-            "\n".join(topic.tables) if topic.tables else "- (never loaded)",
+            escape("\n".join(topic.tables)) if topic.tables else "- (never loaded)",
             str(topic.partitions),
             str(topic.saved) if topic.saved is not None else "-",
             str(topic.end),
             str(topic.lag),
             topic.valid_through or "-",
-            "; ".join(topic.notes),
+            escape("; ".join(topic.notes)),
         )
     console.print(table)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Protocol
 
+from loader.observability import printed
 from loader.reading.kafka_metadata import CleanupPolicies, compacted_topics_allowed
 from loader.report import TopicReport
 from loader.run.work import RunContext, TopicWork
@@ -46,7 +47,7 @@ def with_current_state(
     )
     if policies.refused:
         said = unchecked_compaction(policies.refused)
-        console.print(f"[yellow]note:[/] {said}")
+        printed.note(console, said)
         for topic in policies.refused:
             if topic in reports:
                 reports[topic].notes.append(said)
@@ -57,7 +58,7 @@ def with_current_state(
     if not chosen:
         return work
     if refusal:
-        console.print(f"[yellow]note:[/] {', '.join(sorted(chosen))}: {refusal}")
+        printed.note(console, f"{', '.join(sorted(chosen))}: {refusal}")
         return work
     tables = {
         owner.removeprefix("topic "): table for table, owner in run.claims.items() if " " not in owner[6:]

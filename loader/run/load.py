@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from rich.console import Console
 from rich.progress import Progress
 
+from loader.observability import printed
 from loader.planning.commit_protocol import StagedTable
 from loader.planning.topic_groups import topic_groups
 from loader.report import TopicReport
@@ -44,7 +45,7 @@ def load(
     per_query = pacing.topics_per_query if context.tables.appends_groups() else 1
     planned = topic_groups(work, pacing.small_topic_records, per_query)
     if per_query == 1 < pacing.topics_per_query and (hint := context.tables.groups_hint()):
-        console.print(f"[yellow]note:[/] {hint}: every small topic is loaded in a query of its own")
+        printed.note(console, f"{hint}: every small topic is loaded in a query of its own")
     with (
         Progress(console=console, transient=True) as progress,
         ThreadPoolExecutor(pacing.topic_threads, "loader-topic") as pool,

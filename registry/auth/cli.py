@@ -78,6 +78,7 @@ def remove(database_url: str | None, name: str) -> None:
 def list_command(database_url: str | None) -> None:
     """List users, their roles and prefixes, and which credentials they have."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     from registry.auth.users import list_users
@@ -92,9 +93,9 @@ def list_command(database_url: str | None) -> None:
         p = user.principal
         prefixes = ", ".join(repr(x) for x in p.write_prefixes) or "-"
         table.add_row(
-            p.name,
+            escape(p.name),
             p.role.value,
-            prefixes,
+            escape(prefixes),
             "yes" if user.password_hash else "no",
             "yes" if user.has_token else "no",
         )

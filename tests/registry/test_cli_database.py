@@ -78,3 +78,16 @@ def test_a_database_that_cannot_be_opened_is_said_so_without_a_traceback(tmp_pat
     result = registry("users", "list", "--database-url", url)
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert result.stderr.startswith(f"Error: cannot open the registry database {url}: ")
+
+
+def test_users_list_prints_a_user_s_prefixes_as_they_are_never_as_markup(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'registry.db'}"
+    assert registry("db", "upgrade", "--database-url", url).returncode == 0
+    # A subject prefix Rich would read as a style and a closing tag that matches nothing (a user's name
+    # is letters, digits and . _ @ - only).
+    added = registry("users", "add", "svc", "--role", "write", "--prefix", "[bold]a[/x]", "--no-password",
+                     "--database-url", url)  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    listed = registry("users", "list", "--database-url", url)
+    assert listed.returncode == 0, listed.stderr
+    assert "'[bold]a[/x]'" in listed.stdout
