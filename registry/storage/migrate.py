@@ -9,6 +9,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from sqlalchemy.engine import URL
 from sqlalchemy.exc import SQLAlchemyError
 
 from registry.storage.db import Database
@@ -82,6 +83,14 @@ class NotReady(RuntimeError):
     """The database cannot be used by a command yet; the message says which command to run."""
 
 
+def missing_sqlite_file(url: URL) -> bool:
+    """Whether `url` names a SQLite database file that does not exist (SQLite would make it, empty)."""
+    path = url.database
+    if url.get_backend_name() != "sqlite" or not path or path == ":memory:":
+        return False
+    return not Path(path).exists()
+
+
 def require_current(database: Database) -> None:
     """Raises :class:`NotReady` unless the database is at the code's head revision.
 
@@ -90,6 +99,11 @@ def require_current(database: Database) -> None:
     otherwise create a new registry), they say what to run instead of failing on a missing table.
     """
     where = database.engine.url.render_as_string(hide_password=True)
+    if missing_sqlite_file(database.engine.url):  # opening it would leave an empty file there
+        raise NotReady(
+            f"there is no registry database at {where}: check the path, or run `registry db upgrade` "
+            "first to make one there (with the same --database-url)"
+        )
     try:
         current = current_revision(database)
     except SQLAlchemyError as exc:

@@ -40,7 +40,10 @@ def tables(database: Path) -> list[str]:
 
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c[:2]))
 def test_on_a_new_database_the_command_names_registry_db_upgrade(tmp_path: Path, command: list[str]) -> None:
+    """A database without the registry's tables (an empty SQLite file), and a path with no database at
+    all (a mistyped one): each named, and nothing made there."""
     database = tmp_path / "new.db"
+    sqlite3.connect(database).close()  # an empty database file
     result = registry(*command, "--database-url", f"sqlite:///{database}", stdin="a password\n")
     assert result.returncode == 1, result.stdout + result.stderr
     assert "Traceback" not in result.stderr
@@ -49,7 +52,16 @@ def test_on_a_new_database_the_command_names_registry_db_upgrade(tmp_path: Path,
         "first (with the same --database-url)"
     )
     assert result.stdout == ""
-    assert not database.exists() or tables(database) == []
+    assert tables(database) == []
+
+    mistyped = tmp_path / "registy.db"
+    result = registry(*command, "--database-url", f"sqlite:///{mistyped}", stdin="a password\n")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert result.stderr.strip() == (
+        f"Error: there is no registry database at sqlite:///{mistyped}: check the path, or run `registry db "
+        "upgrade` first to make one there (with the same --database-url)"
+    )
+    assert not mistyped.exists()
 
 
 def test_an_outdated_database_is_named_with_its_revision_and_the_command_works_once_upgraded(
@@ -74,10 +86,19 @@ def test_an_outdated_database_is_named_with_its_revision_and_the_command_works_o
 
 
 def test_a_database_that_cannot_be_opened_is_said_so_without_a_traceback(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'no-such-dir' / 'registry.db'}"
+    database = tmp_path / "registry.db"
+    database.write_text("not a database\n" * 100)
+    url = f"sqlite:///{database}"
     result = registry("users", "list", "--database-url", url)
     assert result.returncode == 1 and "Traceback" not in result.stderr
-    assert result.stderr.startswith(f"Error: cannot open the registry database {url}: ")
+    assert result.stderr.startswith(f"Error: cannot open the registry database {url}: "), result.stderr
+    assert "not a database" in result.stderr
+
+    in_no_directory = f"sqlite:///{tmp_path / 'no-such-dir' / 'registry.db'}"
+    result = registry("users", "list", "--database-url", in_no_directory)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.stderr.startswith(f"Error: there is no registry database at {in_no_directory}: ")
+    assert not (tmp_path / "no-such-dir").exists()
 
 
 def test_users_list_prints_a_user_s_prefixes_as_they_are_never_as_markup(tmp_path: Path) -> None:
