@@ -6,7 +6,8 @@ written as SQL text costs one call (`F.expr`, `selectExpr`), however large it is
 here in Python and parsed once by Spark. See docs/loader.md ("A topic's query is SQL text").
 
 Literals follow Spark's default parser, which reads a backslash as an escape
-(`spark.sql.parser.escapedStringLiterals=false`; the loader's session sets it so).
+(`spark.sql.parser.escapedStringLiterals=false`; the loader's sessions keep it so:
+`loader.runtime.spark_session.read_string_escapes_as_spark_does`).
 """
 
 from __future__ import annotations

@@ -303,9 +303,6 @@ def _session_conf(warehouse_dir: str) -> dict[str, str]:
         # for error messages that point into user code; the loader builds the same queries for every
         # topic, and its errors name the topic.
         "spark.python.sql.dataFrameDebugging.enabled": "false",
-        # Queries are SQL text with string literals (schemas, subjects): read with Spark's default escapes
-        # (see loader.reading.sql_text), whatever a cluster's defaults say.
-        "spark.sql.parser.escapedStringLiterals": "false",
         **KAFKA_SOURCE_POOLS,
         **REDACTION,
     }
@@ -399,12 +396,26 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
     if archive is not None and writing_archive:
         keep_at_exit(archive, spark.sparkContext._gateway.proc)
     read_kafka_with_v2_reader(spark)
+    read_string_escapes_as_spark_does(spark)
     return spark
 
 
 def without_kafka(v1_sources: str) -> str:
     """A `spark.sql.sources.useV1SourceList` value without Kafka, the other sources as they were."""
     return ",".join(s for s in (name.strip() for name in v1_sources.split(",")) if s and s.lower() != "kafka")
+
+
+ESCAPED_STRING_LITERALS = "spark.sql.parser.escapedStringLiterals"
+
+
+def read_string_escapes_as_spark_does(session: SparkSession) -> None:
+    """The session's SQL reads a backslash in a string literal as an escape, Spark's default, which the
+    loader's queries are written for (SQL text with string literals: schemas, subjects; see
+    loader.reading.sql_text), whatever a cluster's defaults say. Set only where a cluster's defaults
+    turned it off: Spark 4 deprecates the setting and warns each time it is set. A session's own setting,
+    so checked on every session the loader makes."""
+    if (session.conf.get(ESCAPED_STRING_LITERALS, "false") or "").strip().lower() == "true":
+        session.conf.set(ESCAPED_STRING_LITERALS, "false")
 
 
 def read_kafka_with_v2_reader(session: SparkSession) -> None:
@@ -487,6 +498,7 @@ def interpreted_session(spark: SparkSession) -> SparkSession:
     Measured in benchmarks/JOURNAL.md ("Small topics' queries interpreted")."""
     session = spark.newSession()
     read_kafka_with_v2_reader(session)
+    read_string_escapes_as_spark_does(session)
     session.conf.set("spark.sql.codegen.wholeStage", "false")
     # Spark's own fallback path when code generation fails, chosen up front; an internal setting, so a
     # Spark that no longer knows it keeps generating code, which is only slower.

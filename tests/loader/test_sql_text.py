@@ -18,6 +18,11 @@ from loader.reading.sql_text import (
     string_literal,
     string_map,
 )
+from loader.runtime.spark_session import (
+    ESCAPED_STRING_LITERALS,
+    _session_conf,
+    read_string_escapes_as_spark_does,
+)
 from tests.loader.harness import record_schema
 from tests.loader.test_decoding import framed, kafka_rows
 
@@ -68,6 +73,22 @@ def test_spark_reads_each_literal_and_name_back_as_it_was(spark: SparkSession) -
     assert list(row)[:-1] == AWKWARD
     assert row.b == bytes(range(256))
     assert row.__fields__[:-1] == [f"c{i}`{text}" for i, text in enumerate(AWKWARD)]
+
+
+@pytest.mark.integration
+def test_a_session_whose_cluster_turned_escapes_off_reads_literals_with_them_and_none_other_is_told(
+    spark: SparkSession,
+) -> None:
+    """Spark 4 deprecates the setting and warns each time it is set: the loader sets it only where a
+    cluster's defaults turned escapes off (a session starts from the application's settings)."""
+    assert ESCAPED_STRING_LITERALS not in _session_conf("/warehouse")
+    clusters = spark.newSession()
+    clusters.conf.set(ESCAPED_STRING_LITERALS, "true")
+    backslash = next(text for text in AWKWARD if "\\" in text)
+    assert clusters.sql(f"SELECT {string_literal(backslash)} AS t").first()["t"] != backslash
+    read_string_escapes_as_spark_does(clusters)
+    assert clusters.conf.get(ESCAPED_STRING_LITERALS) == "false"
+    assert [clusters.sql(f"SELECT {string_literal(t)} AS t").first()["t"] for t in AWKWARD] == AWKWARD
 
 
 @pytest.mark.integration
