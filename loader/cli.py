@@ -110,18 +110,27 @@ def run(config: Path | None, report_json: Path | None, debug: bool, **flags: Any
 
     lock = _local_lock_or_exit(settings, console)
     from loader import job
+    from loader.observability.phases import process_started
     from loader.run_signals import STOP, ignored_by_children
     from loader.runtime.driver_scratch import remove_own
 
     STOP.install()  # SIGTERM, SIGINT: stop at the next safe point; a second one: at once
     STOP.before_exit_now(remove_own)
-    with ignored_by_children():  # the driver JVM leaves them to this process
-        spark = job.spark_for(settings)
-    STOP.on_stop(spark.sparkContext.cancelAllJobs)
-    try:
-        reports = job.run_until_caught_up(settings, spark, console, lock, settings.until_caught_up)
-    finally:
-        spark.stop()
+    try:  # the brokers and the registry first: without them, a run fails in seconds, not after Spark's start
+        job.check_sources(settings)
+    except job.SOURCES_REFUSED as refused:
+        lock.release()
+        reports = [job.refused_before_start(settings, refused, process_started())]
+    else:
+        with ignored_by_children():  # the driver JVM leaves them to this process
+            spark = job.spark_for(settings)
+        STOP.on_stop(spark.sparkContext.cancelAllJobs)
+        try:
+            reports = job.run_until_caught_up(
+                settings, spark, console, lock, settings.until_caught_up, process_started()
+            )
+        finally:
+            spark.stop()
     if reports[-1].exit_code == EXIT_LOCKED:
         printed.not_started(console, reports[-1].error)
         sys.exit(EXIT_LOCKED)

@@ -30,15 +30,17 @@ from loader.formats import TableFormat
 from loader.formats.catalog_lock import CatalogUnavailable, catalog_lock_files
 from loader.formats.lookup import FormatPlace, open_format, open_state
 from loader.observability import printed
-from loader.observability.phases import PhaseClock
+from loader.observability.phases import START, PhaseClock
 from loader.operations.lock import LockHeld, RunLock, Unlock, unlock_decision
 from loader.planning.commit_protocol import CommitLog, CompletionPending
 from loader.planning.state_store import StateFiles
-from loader.reading.kafka_access import java_refusal
+from loader.reading.kafka_access import KafkaRefused, java_refusal
+from loader.reading.kafka_metadata import KafkaUnavailable
+from loader.reading.registry_client import RegistryUnavailable
 from loader.reading.topic_read import KafkaRead
 from loader.report import EXIT_BAD_RECORDS, EXIT_FAILED, EXIT_LOCKED, EXIT_SIGNALLED, RunReport
 from loader.run.commit import commit
-from loader.run.discover import Discovery, Sources, discover
+from loader.run.discover import Discovery, Sources, check_sources_answer, discover
 from loader.run.load import Pacing, load
 from loader.run.outcome import REFUSALS, exit_code, failed_topics_line, stopped, unanswered_advice
 from loader.run.plan import Limits, plan, with_found_event_types
@@ -67,9 +69,12 @@ def run_until_caught_up(
     console: Console | None = None,
     lock: RunLock | None = None,
     until_caught_up: bool = True,
+    process_started: float | None = None,
 ) -> list[RunReport]:
     """Runs the load, and with `until_caught_up` again while the per-partition bound left records in
-    Kafka (each run its own commit), under one lock; stops at the first run that fails."""
+    Kafka (each run its own commit), under one lock; stops at the first run that fails. With
+    `process_started` (a `loader run` process's start, seconds since the epoch), the first run's phases
+    begin with its process's start-up (`START`: Python, the driver JVM, Spark)."""
     console = console or Console(stderr=True)
     store = open_state(spark, settings.state_location, settings.iceberg)
     lock = lock or RunLock(settings.state_location, store)
@@ -93,6 +98,9 @@ def run_until_caught_up(
     try:
         while True:
             reports.append(_run_once(settings, spark, store, console))
+            if process_started is not None and len(reports) == 1:
+                began = datetime.fromisoformat(reports[0].started).timestamp()
+                reports[0].phases = {START: round(max(0.0, began - process_started), 3), **reports[0].phases}
             behind = sum(t.remaining for t in reports[-1].topics)
             if not until_caught_up or not behind or reports[-1].exit_code not in (0, EXIT_BAD_RECORDS):
                 return reports
@@ -130,6 +138,25 @@ def _take_over_if_left_by_the_dead(lock: RunLock, console: Console) -> None:
         printed.note(console, f"took over the lock {lock.location} left by {holder}, which is gone")
         lock.remove_left_behind()
         lock.acquire()
+
+
+# What `check_sources` raises: the brokers or the registry did not answer, or refused the loader.
+SOURCES_REFUSED = (KafkaUnavailable, KafkaRefused, RegistryUnavailable)
+
+
+def check_sources(settings: LoaderSettings) -> None:
+    """Whether the brokers and the registry answer, before Spark starts (`loader.run.discover`)."""
+    check_sources_answer(_sources(settings))
+
+
+def refused_before_start(settings: LoaderSettings, refused: Exception, process_started: float) -> RunReport:
+    """The report of a run that a dependency stopped before its driver JVM started (`check_sources`):
+    nothing was read, staged or committed; its phases are its process's start-up alone."""
+    report = _new_report(settings)
+    report.error = str(refused) + unanswered_advice(refused)
+    report.phases = {START: round(max(0.0, time.time() - process_started), 3)}
+    report.exit_code = exit_code(report, settings.max_bad_ratio)
+    return report
 
 
 def _new_report(settings: LoaderSettings) -> RunReport:

@@ -28,6 +28,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.registry import Collector, CollectorRegistry
 
+from loader.observability.phases import START
 from loader.operations.audit import AuditReport
 from loader.planning.freshness import parse_timestamp
 from loader.report import EXIT_BAD_RECORDS, EXIT_LOCKED, EXIT_OK, RunReport, TopicReport
@@ -158,12 +159,18 @@ def _run_families(report: RunReport, previous: Samples) -> list[Metric]:
     families.append(
         _gauge("loader_last_run_timestamp_seconds", "When the last run ended.", run_labels, ended)
     )
+    took = report.seconds + report.phases.get(START, 0.0)  # from its process's start
     families.append(
-        _gauge("loader_last_run_duration_seconds", "How long the last run took.", run_labels, report.seconds)
+        _gauge(
+            "loader_last_run_duration_seconds",
+            "How long the last run took, start-up included.",
+            run_labels,
+            took,
+        )
     )
     phases = GaugeMetricFamily(
         "loader_last_run_phase_duration_seconds",
-        "How long each phase of the last run took (recover, plan, load, commit).",
+        "How long each phase of the last run took (start, recover, plan, load, commit).",
         labels=["database", "phase"],
     )
     for phase, seconds in report.phases.items():

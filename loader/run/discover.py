@@ -54,6 +54,22 @@ class Discovery:
     reports: dict[str, TopicReport] = field(default_factory=dict)
 
 
+def check_sources_answer(sources: Sources) -> None:
+    """Raises what `discover` raises when the brokers or the registry do not answer, or refuse the
+    loader (`KafkaUnavailable`, `KafkaRefused`, `RegistryUnavailable`): a `loader run` asks before its
+    driver JVM starts, so that a run without them fails within their timeout, naming them."""
+    list_topics(
+        sources.bootstrap_servers,
+        sources.include_topics,
+        sources.exclude_topics,
+        sources.timeout_s,
+        sources.kafka_security,
+    )
+    RegistryClient(
+        sources.registry_url, sources.timeout_s, sources.registry_access, sources.kafka_security.sasl_login
+    ).subjects()
+
+
 def discover(sources: Sources, last: Manifest, database: str) -> Discovery:
     kafka = list_topics(
         sources.bootstrap_servers,

@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import json
 import logging
+import subprocess
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -22,6 +24,7 @@ from loader.observability.metrics import (
     samples_of,
     topic_numbers,
 )
+from loader.observability.phases import START
 from loader.observability.sinks import MetricsSinks, audit_file, write_atomically
 from loader.operations.audit import AuditReport, WindowAudit
 from loader.planning.freshness import parse_timestamp, timestamp_text, valid_through
@@ -103,6 +106,26 @@ def test_a_loaded_topic_has_its_counts_lag_and_freshness() -> None:
     # Only the database, topic and table (and a run's phase, status, outcome) label any sample.
     labels = {name for (_, ls) in samples for name, _ in ls}
     assert labels == {"database", "topic", "table", "phase", "status", "outcome"}
+
+
+def test_a_run_s_duration_counts_from_its_process_s_start_and_the_start_up_is_a_phase() -> None:
+    report = _report(_loaded())
+    assert _value(_samples(report), "loader_last_run_duration_seconds") == 30  # a run in a process of its own
+    report.phases = {START: 17.5, **report.phases}  # Python, the driver JVM and Spark, before the run
+    samples = _samples(report)
+    assert _value(samples, "loader_last_run_duration_seconds") == 47.5
+    assert _value(samples, "loader_last_run_phase_duration_seconds", phase="start") == 17.5
+    assert _value(samples, "loader_last_run_timestamp_seconds") == STARTED_S + 30  # when it ended
+
+
+def test_a_process_s_start_is_a_moment_before_it_asks() -> None:
+    """A `loader run`'s start-up phase runs from it: a fresh process starts a moment before it asks."""
+    child = subprocess.run(
+        [sys.executable, "-c", "import time; from loader.observability.phases import process_started as p; "
+         "print(time.time() - p())"],
+        capture_output=True, text=True, check=True, timeout=60, cwd=Path(__file__).resolve().parents[2],
+    )  # fmt: skip
+    assert 0 < float(child.stdout) < 5
 
 
 def test_counters_go_on_from_the_previous_run_and_a_failed_run_keeps_the_last_success() -> None:
