@@ -46,15 +46,41 @@ def _settings(config: Path | None, **flags: Any) -> LoaderSettings:
 
 def _local_lock_or_exit(settings: LoaderSettings, console: Console) -> RunLock:
     """Takes a local run lock before Spark starts, so a command started beside a run exits at once with
-    status 75; a lock on HDFS or an object store is taken later, through Spark's Hadoop file system."""
+    status 75; a lock on HDFS or an object store is taken later, through Spark's Hadoop file system. The
+    embedded metastore's lock too, whatever the state directory: its Derby admits one process."""
     lock = RunLock(settings.state_location)
-    if lock.is_local:
-        try:
+    try:
+        if lock.is_local:
             lock.acquire()
-        except LockHeld as held:
-            printed.not_started(console, held)
-            sys.exit(EXIT_LOCKED)
+        _embedded_metastore_lock(settings)
+    except LockHeld as held:
+        lock.release()
+        printed.not_started(console, held)
+        sys.exit(EXIT_LOCKED)
     return lock
+
+
+def _embedded_metastore_lock(settings: LoaderSettings) -> RunLock | None:
+    """The OS lock of the warehouse's embedded metastore, held until the process ends (None with a
+    metastore service): a second process of the same warehouse (another database of it, or a REST
+    catalog's run whose state is on an object store) would otherwise fail to boot Derby, and retry, until
+    the first ended."""
+    from loader.runtime.spark_session import embedded_metastore, local_path
+
+    local = None if settings.metastore_uri else local_path(settings.warehouse)
+    if local is None:
+        return None
+    metastore = embedded_metastore(local)
+    lock = RunLock(str(metastore.home), file_name=f"{metastore.database.name}.lock")
+    try:
+        lock.acquire()
+    except LockHeld as held:
+        raise LockHeld(f"{held}: the embedded metastore {metastore.database} admits one process") from None
+    _HELD.append(lock)  # released when the process ends
+    return lock
+
+
+_HELD: list[RunLock] = []
 
 
 CONFIG = click.option(

@@ -109,12 +109,13 @@ class RunLock:
     # catalog's table (then `name` says which).
     store: StateFiles | LockFiles | None = None
     name: str | None = None
+    file_name: str = "lock"  # in the state directory (the embedded metastore's lock: beside its database)
     _handle: IO[str] | None = None
     _remote_path: str | None = None
 
     @property
     def location(self) -> str:
-        return self.name or self.state_location.rstrip("/") + "/lock"
+        return self.name or self.state_location.rstrip("/") + "/" + self.file_name
 
     @property
     def is_local(self) -> bool:

@@ -20,6 +20,7 @@ from pyspark.sql import SparkSession
 from loader.operations.lock import RunLock
 from loader.planning.state_store import StateStore
 from loader.report import EXIT_LOCKED
+from loader.runtime.spark_session import embedded_metastore
 from tests.loader.harness import Harness, record_schema
 
 pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first]
@@ -69,6 +70,23 @@ def mounted_state(tmp_path: Path) -> MountedState:
 
 def mount_in_session(spark: SparkSession, mounted_state: MountedState) -> None:
     spark._jsc.hadoopConfiguration().set(*mounted_state.hadoop_setting)  # type: ignore[union-attr]
+
+
+def test_a_second_process_of_a_warehouse_exits_75_before_its_embedded_metastore_boots(
+    cli_harness: Harness, mounted_state: MountedState
+) -> None:
+    """Derby admits one process: while another holds the warehouse's embedded metastore, a run whose own
+    state lock is not local (here on a non-local file system; a REST catalog's on an object store, taken
+    later through Spark) exits 75 at once, naming the metastore, without starting its JVM."""
+    metastore = embedded_metastore(cli_harness.warehouse)
+    with RunLock(str(metastore.home), file_name="metastore_db.lock"):  # another process's, in effect
+        done = cli_harness.run_cli("--state-dir", mounted_state.uri, env=mounted_state.env())
+    said = " ".join(done.stderr.split())
+    assert done.returncode == EXIT_LOCKED, said[-3000:]
+    assert f"not started: another loader run holds the lock {metastore.home / 'metastore_db.lock'}" in said
+    assert f"the embedded metastore {metastore.database} admits one process" in said
+    assert "Using Spark's default log4j profile" not in done.stderr  # no JVM started
+    assert not mounted_state.lock_file.exists()
 
 
 def test_a_remote_lock_stops_a_second_run_and_names_its_owner(
