@@ -88,7 +88,15 @@ class LoaderSettings:
 
     bootstrap_servers: Annotated[str, Setting("Kafka's brokers, host:port,...")]
     registry_url: Annotated[str, Setting("The Confluent-compatible schema registry's URL.")]
-    warehouse: Annotated[str, Setting("Where the tables' files live: a directory, hdfs://, s3a://.")]
+    warehouse: Annotated[
+        str,
+        Setting(
+            "Where the tables' files live: a directory, or hdfs:// or s3a:// with a metastore service "
+            "(metastore-uri); the embedded metastore needs a local directory, which it lives in. Under an "
+            "Iceberg REST catalog the catalog places the tables: the warehouse holds the embedded metastore "
+            "and, unless state-dir says otherwise, the loader's state, on a local disk."
+        ),
+    ]
     metastore_uri: Annotated[
         str | None,
         Setting(
@@ -99,8 +107,10 @@ class LoaderSettings:
     state_dir: Annotated[
         str | None,
         Setting(
-            "The loader's offsets and commits; on the tables' file system, since files reach their tables by "
-            "rename (a topic whose table is elsewhere fails, before anything is written, saying so).",
+            "The loader's offsets and commits. Hive tables: on the tables' file system, since files reach "
+            "their tables by rename (a topic whose table is elsewhere fails, before anything is written, "
+            "saying so). Iceberg tables commit themselves: under a REST catalog the state may be on the "
+            'object store (s3://..., see "Iceberg catalogs and object stores").',
             shown_default="`<warehouse>/_loader_state/<database>`",
         ),
     ] = None
@@ -124,8 +134,9 @@ class LoaderSettings:
     iceberg_catalog: Annotated[
         CatalogKind,
         Setting(
-            "Iceberg's catalog: the metastore (hive), none, the warehouse alone (hadoop), or an Iceberg REST "
-            'catalog (rest, with the iceberg-rest-* settings; see "Iceberg catalogs and object stores").',
+            "Iceberg's catalog: the metastore (hive), the warehouse alone without a catalog (hadoop), or an "
+            'Iceberg REST catalog (rest, with the iceberg-rest-* settings; see "Iceberg catalogs and object '
+            'stores").',
             label="the Iceberg catalog",
         ),
     ] = "hive"
