@@ -126,7 +126,7 @@ def run(config: Path | None, report_json: Path | None, debug: bool, **flags: Any
         from loader.failure_trace import show_traces
 
         show_traces()
-    from loader.observability.logs import run_console
+    from loader.observability.logs import jvm_lines_as_json, run_console
 
     console = run_console(settings.log_format)
     from loader.runtime.spark_session import legacy_metastore_notice
@@ -148,8 +148,8 @@ def run(config: Path | None, report_json: Path | None, debug: bool, **flags: Any
         lock.release()
         reports = [job.refused_before_start(settings, refused, process_started())]
     else:
-        with ignored_by_children():  # the driver JVM leaves them to this process
-            spark = job.spark_for(settings)
+        with ignored_by_children(), jvm_lines_as_json(settings.log_format == "json"):
+            spark = job.spark_for(settings)  # the driver JVM leaves signals to this process
         STOP.on_stop(spark.sparkContext.cancelAllJobs)
         try:
             reports = job.run_until_caught_up(

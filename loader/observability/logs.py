@@ -1,5 +1,6 @@
 """The loader's log lines: text for people, or one JSON object per line and event for machines
-(`--log-format json`), each with the run's id.
+(`--log-format json`), each with the run's id; with JSON, the driver JVM's own lines too (Spark's log4j,
+the JVM's warnings), each as one object (`JvmLines`, `jvm_lines_as_json`).
 
 Whatever the format, a failed topic is one line holding its whole reason: control characters (a newline
 in a Java message) are escaped, never wrapped into a table cell. `run_events` decides what a run says
@@ -8,10 +9,15 @@ in a Java message) are escaped, never wrapped into a table cell. `run_events` de
 
 from __future__ import annotations
 
+import atexit
 import json
 import logging
+import os
 import re
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TextIO
@@ -160,3 +166,90 @@ class LoggedLines:
 
     def isatty(self) -> bool:
         return False
+
+
+# A line of log4j's console layout as Spark's default profile writes it (`yy/MM/dd HH:mm:ss LEVEL logger:
+# message`), and a line the JVM itself writes (`WARNING: Using incubator modules: ...`).
+_LOG4J_LINE = re.compile(
+    r"^\d\d/\d\d/\d\d \d\d:\d\d:\d\d (?P<level>TRACE|DEBUG|INFO|WARN|ERROR|FATAL) (?P<logger>[^\s:]+): ?"
+    r"(?P<message>.*)$"
+)
+_JVM_LINE = re.compile(r"^(?P<level>WARNING|ERROR|INFO): (?P<message>.*)$")
+# A stack trace's line: a frame, a cause, an exception's own line.
+_TRACE_LINE = re.compile(
+    r"^(\s|Caused by: |Suppressed: |\.\.\. \d+ more|[\w$.]+(Exception|Error|Throwable)(: |$))"
+)
+JVM_LOGGER = "jvm"
+
+
+class JvmLines:
+    """The driver JVM's stderr, line by line, as JSON lines: a log4j line with its level and logger, a
+    line of the JVM's own (`WARNING: ...`) with its level, a stack trace's line with the level and
+    logger of the line it belongs to, any other line (Spark's `Setting default log level ...`) at INFO
+    from the logger `jvm`. A line that is a JSON object already (the loader's own, written while the
+    JVM started) stays as it is."""
+
+    def __init__(self) -> None:
+        self._level, self._logger = "INFO", JVM_LOGGER
+
+    def record(self, line: str, at: datetime) -> str:
+        line = line.rstrip("\r\n")
+        if line.startswith("{"):
+            try:
+                if isinstance(json.loads(line), dict):
+                    return line
+            except ValueError:
+                pass
+        message = line
+        if found := _LOG4J_LINE.match(line):
+            self._level, self._logger, message = found["level"], found["logger"], found["message"]
+        elif found := _JVM_LINE.match(line):
+            level = "WARN" if found["level"] == "WARNING" else found["level"]
+            self._level, self._logger, message = level, JVM_LOGGER, found["message"]
+        elif not _TRACE_LINE.match(line):
+            self._level, self._logger = "INFO", JVM_LOGGER
+        out = {
+            "timestamp": at.isoformat(timespec="milliseconds"),
+            "level": self._level,
+            "logger": self._logger,
+            "message": one_line(message),
+            "event": "jvm",
+        }
+        return json.dumps(out, ensure_ascii=False)
+
+
+@contextmanager
+def jvm_lines_as_json(enabled: bool) -> Iterator[None]:
+    """With `enabled`, a process started in the block (the driver JVM) writes its stderr into a pipe that
+    a thread of this one reads, writing each line on this process's stderr as a JSON object (`JvmLines`);
+    the block's own writes to stderr pass through it too. This process's stderr is its own again after
+    the block; the thread goes on until the JVM or this process ends."""
+    if not enabled:
+        yield
+        return
+    read_end, write_end = os.pipe()
+    out = os.fdopen(os.dup(sys.stderr.fileno()), "w", encoding="utf-8", errors="replace")
+    relay = threading.Thread(target=_relay, args=(read_end, out), name="jvm-lines", daemon=True)
+    relay.start()
+    # At this process's exit, a moment for the lines still in the pipe: the JVM ends only after this
+    # process (when its end of the JVM's input closes), so its end of the pipe cannot be waited for.
+    atexit.register(relay.join, 0.25)
+    saved = os.dup(2)
+    sys.stderr.flush()
+    os.dup2(write_end, 2)
+    try:
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(write_end)  # the JVM holds the pipe's only writing end now: its end is the relay's
+
+
+def _relay(read_end: int, out: TextIO) -> None:
+    lines = JvmLines()
+    with os.fdopen(read_end, encoding="utf-8", errors="replace") as pipe:
+        for line in pipe:
+            if line.strip():
+                out.write(lines.record(line, datetime.now(UTC)) + "\n")
+                out.flush()

@@ -43,8 +43,13 @@ def test_a_run_s_metrics_reach_prometheus_and_a_failing_loader_fires_the_alert(
     textfile, report_json = tmp_path / "textfile" / "loader.prom", tmp_path / "report.json"
     metrics = ["--pushgateway-url", pushgateway.url, "--metrics-file", str(textfile)]
 
-    done = harness.run_cli(*metrics, "--report-json", str(report_json))
+    done = harness.run_cli(*metrics, "--report-json", str(report_json), "--log-format", "json")
     assert done.returncode == 0, done.stderr
+    # Every line on stderr is a JSON object, the driver JVM's own among them (its start, Spark's log4j).
+    logged = [json.loads(line) for line in done.stderr.splitlines()]
+    assert [e for e in logged if e.get("event") == "jvm"], "the JVM's lines, as JSON"
+    assert [e["message"] for e in logged if e.get("event") == "run"], "the run's own line"
+    assert "escapedStringLiterals" not in done.stderr  # no deprecated setting of the loader's own
     report = json.loads(report_json.read_text())
     (loaded,) = report["topics"]
     assert (loaded["records"], loaded["tombstones"], loaded["status"]) == (12, 2, "loaded")

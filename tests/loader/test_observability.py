@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from loader.observability.logs import JsonLines, LoggedLines, log_run, run_events
+from loader.observability.logs import JsonLines, JvmLines, LoggedLines, log_run, run_events
 from loader.observability.metrics import (
     OTHER,
     Samples,
@@ -294,3 +294,63 @@ def test_console_lines_become_log_records() -> None:
     lines.write("note: a\nnote: ")
     lines.write("b\n")
     assert records == ["note: a", "note: b"]
+
+
+AT = datetime(2026, 12, 6, 9, 15, tzinfo=UTC)
+
+
+def test_the_driver_jvm_s_lines_become_json_objects_with_their_level_and_logger() -> None:
+    lines = JvmLines()
+    said = [
+        json.loads(lines.record(line, AT))
+        for line in (
+            "WARNING: Using incubator modules: jdk.incubator.vector\n",
+            "26/12/06 09:15:00 WARN NativeCodeLoader: Unable to load native-hadoop library\n",
+            "Using Spark's default log4j profile: org/apache/spark/log4j2-defaults.properties\n",
+            "26/12/06 09:15:02 ERROR Executor: Exception in task 0.0\n",
+            "java.io.IOException: No space left on device\n",
+            "\tat java.base/java.io.FileOutputStream.writeBytes(Native Method)\n",
+            'Caused by: java.lang.RuntimeException: "quoted"\n',
+            '{"level": "INFO", "logger": "loader.run", "message": "the loader\'s own"}\n',
+        )
+    ]
+    levels = [(s.get("level"), s.get("logger")) for s in said]
+    assert levels == [
+        ("WARN", "jvm"),
+        ("WARN", "NativeCodeLoader"),
+        ("INFO", "jvm"),
+        *[("ERROR", "Executor")] * 4,  # the exception's lines belong to the line that logged it
+        ("INFO", "loader.run"),  # passed through as it was
+    ]
+    assert said[0]["message"] == "Using incubator modules: jdk.incubator.vector"
+    assert said[1]["message"] == "Unable to load native-hadoop library"
+    assert said[5]["message"] == "\\tat java.base/java.io.FileOutputStream.writeBytes(Native Method)"
+    assert said[6]["message"] == 'Caused by: java.lang.RuntimeException: "quoted"'
+    assert {s.get("event") for s in said[:-1]} == {"jvm"} and "event" not in said[-1]
+    assert said[0]["timestamp"] == "2026-12-06T09:15:00.000+00:00"
+
+
+def test_a_process_started_while_its_stderr_is_relayed_writes_only_json_lines(tmp_path: Path) -> None:
+    """The relay as a `loader run --log-format json` has it around its driver JVM's start: a child's lines
+    (here a shell's) and this process's own, before and after."""
+    script = tmp_path / "relay.py"
+    script.write_text(
+        "import logging, subprocess\n"
+        "from loader.observability.logs import jvm_lines_as_json, use_json_lines\n"
+        "use_json_lines()\n"
+        "with jvm_lines_as_json(True):\n"
+        "    logging.getLogger('loader.run').info('while the child starts')\n"
+        "    child = subprocess.Popen(['sh', '-c', 'echo \"WARNING: a JVM warning\" >&2; sleep 0.2; "
+        'echo "later, plain text" >&2\'])\n'
+        "logging.getLogger('loader.run').info('after')\n"
+        "child.wait()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=60,
+        cwd=Path(__file__).resolve().parents[2],
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    said = [json.loads(line) for line in done.stderr.splitlines()]  # every line, or this fails
+    messages = {s["message"]: s for s in said}
+    assert set(messages) == {"while the child starts", "after", "a JVM warning", "later, plain text"}
+    assert messages["a JVM warning"]["level"] == "WARN" and messages["later, plain text"]["event"] == "jvm"
