@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from registry.compatibility import (
@@ -29,7 +29,7 @@ from registry.service.contract_diff import ContractChange, contract_changes
 from registry.service.contract_view import ConfigItem, ContractView, contract_view, subject_config
 from registry.service.field_tree import TreeRow, field_tree
 from registry.service.requests import LATEST, validate_subject
-from registry.service.search import Digest, Hit, digest_hits, mentions, searchable
+from registry.service.search import Digest, Hit, candidate_text, digest_hits, mentions, searchable
 from registry.service.version_summary import version_summaries
 
 if TYPE_CHECKING:
@@ -164,7 +164,7 @@ def subject_list(registry: Registry, query: SubjectQuery) -> SubjectListPage:
     found: dict[str, int] = {}
     digests: dict[int, Digest] = {}
     if query.text and not query.prefix_only:
-        candidates = registry.latest_schemas_containing(query.text)
+        candidates = registry.latest_schemas_containing(candidate_text(query.text))
         digests = _digests(registry, [schema_id for _, schema_id in candidates])
         found = {name: sid for name, sid in candidates if mentions(digests.get(sid, ""), query.text)}
     listing = registry.subject_summaries(
@@ -183,7 +183,10 @@ def subject_list(registry: Registry, query: SubjectQuery) -> SubjectListPage:
         for s in listing.subjects
         if s.name in found
     }
-    return SubjectListPage(query, listing, max(1, math.ceil(listing.total / PAGE_SIZE)), hits)
+    page_count = max(1, math.ceil(listing.total / PAGE_SIZE))
+    if query.page > page_count:  # past the end (a bookmark of a longer list): the last page
+        return subject_list(registry, replace(query, page=page_count))
+    return SubjectListPage(query, listing, page_count, hits)
 
 
 def _digests(registry: Registry, schema_ids: list[int]) -> dict[int, Digest]:

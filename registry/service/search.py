@@ -76,6 +76,14 @@ class Digest:
 
     text: str
     entries: tuple[tuple[str, str, str], ...]
+    places: str = ""  # every field's place (`Payment.ssn`), lower-cased, one per line
+
+
+def candidate_text(wanted: str) -> str:
+    """What a schema's JSON must hold to match ``wanted``: the text itself, or for a dotted path as the
+    hits show places (``Payment.ssn``), its last name (the field's, which the JSON holds)."""
+    needle = wanted.strip()
+    return needle.rpartition(".")[2] or needle if "." in needle else needle
 
 
 def searchable(schema_text: str) -> Digest:
@@ -86,7 +94,8 @@ def searchable(schema_text: str) -> Digest:
     except ValueError:
         return Digest("", ())
     entries = tuple((kind, where, text.lower()) for kind, where, text in _walk(schema, None, ""))
-    return Digest("\n".join(text for _, _, text in entries), entries)
+    places = "\n".join(where.lower() for kind, where, _ in entries if kind == "field")
+    return Digest("\n".join(text for _, _, text in entries), entries, places)
 
 
 def _needle(wanted: str) -> str:
@@ -95,9 +104,10 @@ def _needle(wanted: str) -> str:
 
 
 def mentions(digest: Digest, wanted: str) -> bool:
-    """Whether one name, namespace, symbol or doc of the digest's schema holds ``wanted``."""
+    """Whether one name, namespace, symbol or doc of the digest's schema holds ``wanted``, or a field's
+    place as the hits name it (``Payment.ssn``)."""
     needle = _needle(wanted)
-    return bool(needle) and needle in digest.text
+    return bool(needle) and (needle in digest.text or ("." in needle and needle in digest.places))
 
 
 def digest_hits(digest: Digest, wanted: str, limit: int = MAX_HITS) -> list[Hit]:
@@ -108,7 +118,8 @@ def digest_hits(digest: Digest, wanted: str, limit: int = MAX_HITS) -> list[Hit]
         return hits
     for kind, where, text in digest.entries:
         hit = Hit(kind, where)
-        if needle in text and hit not in hits:
+        in_place = kind == "field" and "." in needle and needle in where.lower()
+        if (needle in text or in_place) and hit not in hits:
             hits.append(hit)
             if len(hits) >= limit:
                 break

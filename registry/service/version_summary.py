@@ -145,9 +145,19 @@ def summary_line(changes: Sequence[FieldChange], contract: Sequence[ContractChan
     counted = Counter((change.part, change.kind) for change in contract)
     for (part, kind), count in counted.items():
         sign = {"added": "+", "removed": "-"}.get(kind, "")
-        label = part if count == 1 else f"{part}s"
+        label = _noun(part, count)
         parts.append(f"{sign}{count} {label}" if sign else f"{count} {label} changed")
     return ", ".join(parts) or "no change"
+
+
+# A contract's part as the line counts it: its noun, one and many.
+_NOUNS = {"property": ("property", "properties"), "sensitive": ("sensitive name", "sensitive names")}
+
+
+def _noun(part: str, count: int) -> str:
+    """`2 properties`, `1 sensitive name`, `3 migration rules`."""
+    one, many = _NOUNS.get(part, (part, f"{part}s"))
+    return one if count == 1 else many
 
 
 def version_summaries(registry: Registry, history: SubjectHistory) -> dict[int, str]:

@@ -66,6 +66,9 @@ def test_a_summary_line_counts_and_names_what_changed() -> None:
     contract = [ContractChange("added", "migration rule", "up"), ContractChange("added", "tag", "A.b")]
     assert summary_line(changes, contract) == "+3 fields (b, c, …), 1 type changed, +1 migration rule, +1 tag"
     assert summary_line([], []) == "no change"
+    properties = [ContractChange("added", "property", "owner"), ContractChange("added", "property", "team")]
+    sensitive = [ContractChange("removed", "sensitive", "A.ssn")]
+    assert summary_line([], properties + sensitive) == "+2 properties, -1 sensitive name"
 
 
 def test_field_changes_compare_fields_per_record_with_named_types_by_full_name() -> None:
@@ -94,6 +97,12 @@ def test_search_finds_field_names_record_names_namespaces_and_docs(client: Flask
     assert listed(client, "q=card_last4") == ["payments-value"]
     page = html(client, "/ui/?q=card_last4")
     assert 'matches <span class="hit">field CardPayment.card_last4</span>' in page
+    # A place as the hits name it: the record's name and the field's, as one dotted path.
+    assert listed(client, "q=CardPayment.card_last4") == ["payments-value"]
+    assert 'matches <span class="hit">field CardPayment.card_last4</span>' in html(
+        client, "/ui/?q=cardpayment.CARD_LAST4"
+    )
+    assert "No subject matches" in html(client, "/ui/?q=OtherRecord.card_last4")
     assert listed(client, "q=CardPayment") == ["payments-value"]
     assert listed(client, "q=com.acme.billing") == ["payments-value"]
     assert listed(client, "q=never+the+number") == ["payments-value"]

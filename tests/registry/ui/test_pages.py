@@ -99,8 +99,9 @@ def test_the_list_pages_through_many_subjects(client: FlaskClient) -> None:
     filtered = html(client, "/ui/?q=TOPIC-0&match=prefix")
     assert "100 subjects matching “TOPIC-0”, page 1 of 2" in filtered
     assert 'href="/ui/?page=2&amp;q=TOPIC-0&amp;match=prefix"' in filtered, "the next page keeps the filter"
-    beyond = html(client, "/ui/?page=9")
-    assert "120 subjects, page 9 of 3" in beyond and "No subject" in beyond
+    beyond = html(client, "/ui/?page=9")  # past the end: the last page, with its rows
+    assert "120 subjects, page 3 of 3" in beyond and "No subject" not in beyond
+    assert rows(beyond, "subject-table") == rows(html(client, "/ui/?page=3"), "subject-table")
 
 
 @pytest.mark.parametrize("page", ["0", "-1", "two", ""])
