@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 
-from flask import Flask, Response, g, request
+from flask import Flask, Response, abort, g, request
 
 from registry.api.errors import error_body
 from registry.auth.credentials import (
@@ -85,7 +85,10 @@ def install_auth(app: Flask, cfg: RegistryConfig, database: Database) -> None:
                 "authorization refused: user=%s may not %s (%s %s)",
                 principal.name, needed.describe(), request.method, request.path,
             )  # fmt: skip
-            return error_body(40301, f"Forbidden: user '{principal.name}' may not {needed.describe()}", 403)
+            forbidden = f"Forbidden: user '{principal.name}' may not {needed.describe()}"
+            if request.blueprint == "ui":  # the page's own error page (its handlers), not the API's JSON
+                abort(403, forbidden)
+            return error_body(40301, forbidden, 403)
         return None
 
 

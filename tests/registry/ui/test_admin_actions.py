@@ -146,6 +146,8 @@ def test_with_auth_only_an_admin_sees_and_may_use_the_actions(auth_client: Flask
             SETTINGS, data={"csrf_token": "t" * 43, "mode": "READONLY"}, headers=headers
         )
         assert refused.status_code == 403
+        assert refused.mimetype == "text/html", "a page, not the API's JSON"
+        assert "may not" in refused.get_data(as_text=True)
         delete = f"/ui/subjects/{SUBJECT}/versions/1/delete"
         assert auth_client.get(delete, headers=headers).status_code == 403
         assert auth_client.post(delete, data={"confirmed": "yes"}, headers=headers).status_code == 403
