@@ -8,6 +8,7 @@ security headers.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -128,6 +129,18 @@ class CheckForm:
         filled = tuple(row for row in self.references if not row.blank)
         return filled + (candidate.ReferenceRow(),) * BLANK_REFERENCE_ROWS
 
+    @property
+    def shown(self) -> str:
+        """The schema text as the page shows it (`text_digest`): a file uploaded over it, unchanged, is
+        the candidate, not a paste beside it."""
+        return text_digest(self.schema)
+
+
+def text_digest(text: str) -> str:
+    """A digest of a textarea's text as a browser sends it back (its line ends made CRLF, the line end
+    after the tag dropped): the same text, the same digest."""
+    return hashlib.sha256(text.replace("\r\n", "\n").strip().encode()).hexdigest()
+
 
 def numbered_lines(text: str, marked: set[int]) -> tuple[tuple[int, str, bool], ...]:
     """The schema's lines with their numbers, those holding a finding marked (the findings' line:column)."""
@@ -215,9 +228,12 @@ def check() -> tuple[str, int]:
             strict=False,
         )
     )
-    form = CheckForm(request.form.get("subject", ""), request.form.get("schema", ""), rows)
     upload = request.files.get("schema_file")
     upload_name = upload.filename if upload is not None and upload.filename else None
+    pasted = request.form.get("schema", "")
+    if upload_name is not None and request.form.get("shown") == text_digest(pasted):
+        pasted = ""  # the text the page was shown with (the latest version, the last check's), left as it was
+    form = CheckForm(request.form.get("subject", ""), pasted, rows)
     cfg = _settings()
     limits = candidate.Limits(cfg.max_subject_length, cfg.max_schema_chars, cfg.max_json_depth)
     try:
