@@ -1,6 +1,7 @@
-"""The page's admin actions: a subject's compatibility level and mode, soft and then permanent deletes of
-a version after a confirmation page. Thin views over the repository calls the API makes for the same
-changes (``PUT /config/{s}``, ``PUT /mode/{s}``, ``DELETE /subjects/{s}/versions/{v}[?permanent=true]``).
+"""The page's admin actions: a subject's compatibility level and mode (its own, or back to the global
+ones), soft and then permanent deletes of a version after a confirmation page. Thin views over the
+repository calls the API makes for the same changes (``PUT``/``DELETE /config/{s}``, ``PUT``/``DELETE
+/mode/{s}``, ``DELETE /subjects/{s}/versions/{v}[?permanent=true]``).
 
 Who may: with ``--auth``, users with the admin role only (the permission check refuses these POSTs to
 anyone else, as for any route it does not know to read; the forms are not shown to them); without
@@ -19,7 +20,7 @@ from registry.service.contract_config import parse_config_update
 from registry.service.requests import parse_mode
 from registry.storage.repository import Registry
 from registry.ui import csrf
-from registry.ui.views import bp, may_administer
+from registry.ui.views import GLOBAL_CHOICE, bp, may_administer
 
 log = logging.getLogger("registry.ui")
 
@@ -54,16 +55,25 @@ def change_settings(subject: str) -> Response:
     """The subject's own level and mode, as chosen in the form (unchanged ones are left alone)."""
     _checked()
     history = _registry().subject_history(subject)
+    settings = history.settings
     level = request.form.get("compatibility", "").strip()
     mode = request.form.get("mode", "").strip()
     done = []
     try:
-        if level and level != history.settings.compatibility:
+        if level == GLOBAL_CHOICE:
+            if settings.compatibility_own:  # as `DELETE /config/{subject}`
+                _registry().delete_config(subject)
+                done.append(f"compatibility level {settings.compatibility} -> the global level")
+        elif level and (level != settings.compatibility or not settings.compatibility_own):
             _registry().update_config(subject, parse_config_update({"compatibility": level}))
-            done.append(f"compatibility level {history.settings.compatibility} -> {level}")
-        if mode and mode != history.settings.mode:
+            done.append(f"compatibility level {settings.compatibility} -> {level}")
+        if mode == GLOBAL_CHOICE:
+            if settings.mode_own:  # as `DELETE /mode/{subject}`
+                _registry().delete_mode(subject)
+                done.append(f"mode {settings.mode} -> the global mode")
+        elif mode and (mode != settings.mode or not settings.mode_own):
             _registry().set_mode(subject, parse_mode(mode))
-            done.append(f"mode {history.settings.mode} -> {mode}")
+            done.append(f"mode {settings.mode} -> {mode}")
     except errors.RegistryError as exc:
         log.warning("page admin action failed: %s on subject %r by %s: %s", "settings", subject, _who(),
                     exc.message)  # fmt: skip

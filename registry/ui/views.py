@@ -85,6 +85,10 @@ def may_administer() -> bool:
     return principal is not None and principal.role is Role.ADMIN
 
 
+# The settings form's choice of no level (or mode) of the subject's own: the global one applies.
+GLOBAL_CHOICE = "GLOBAL"
+
+
 @bp.context_processor
 def page_context() -> dict[str, object]:
     principal = getattr(g, "principal", None)
@@ -97,6 +101,7 @@ def page_context() -> dict[str, object]:
         "notice": (kind, text) if text else None,
         "levels": [level.value for level in CompatibilityLevel],
         "modes": MODES,
+        "global_choice": GLOBAL_CHOICE,
         "sorts": browsing.SORTS,
         "static_url": assets.static_url,
     }
@@ -179,7 +184,17 @@ def subjects() -> str:
         mode=_choice("mode", MODES),
         sort=_choice("sort", browsing.SORTS) or "name",
     )
-    return render_template("ui/subjects.html", page=browsing.subject_list(_registry(), query))
+    registry = _registry()
+    defaults = GlobalSettings(registry.get_config(None)["compatibilityLevel"], registry.get_mode(None))
+    return render_template("ui/subjects.html", page=browsing.subject_list(registry, query), defaults=defaults)
+
+
+@dataclass(frozen=True)
+class GlobalSettings:
+    """The registry's global compatibility level and mode: what a subject without its own has."""
+
+    compatibility: str
+    mode: str
 
 
 @bp.get("/subjects/<subject:subject>")

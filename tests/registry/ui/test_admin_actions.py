@@ -66,6 +66,32 @@ def test_level_and_mode_change_with_the_token_and_are_logged(
     ]
 
 
+def test_a_subject_goes_back_to_the_global_level_and_mode_which_the_list_shows(filled: FlaskClient) -> None:
+    api(filled, "PUT", "/config", {"compatibility": "FORWARD"})
+    listing = filled.get("/ui/").get_data(as_text=True)
+    assert "compatibility\n  <strong>FORWARD</strong>, mode <strong>READWRITE</strong>" in listing
+    page = filled.get(f"/ui/subjects/{SUBJECT}").get_data(as_text=True)
+    assert '<option value="GLOBAL" selected>the global level</option>' in page
+    # The global level chosen by name is a level of the subject's own.
+    form = {"csrf_token": token_of(page), "compatibility": "FORWARD", "mode": "READONLY"}
+    assert notice(filled, filled.post(SETTINGS, data=form)) == (
+        f"ok: Changed {SUBJECT}: compatibility level FORWARD -> FORWARD; mode READWRITE -> READONLY."
+    )
+    assert api(filled, "GET", f"/config/{SUBJECT}") == {"compatibilityLevel": "FORWARD"}
+    form = {"csrf_token": token_of(page), "compatibility": "GLOBAL", "mode": "GLOBAL"}
+    assert notice(filled, filled.post(SETTINGS, data=form)) == (
+        f"ok: Changed {SUBJECT}: compatibility level FORWARD -> the global level; "
+        "mode READONLY -> the global mode."
+    )
+    assert filled.get(f"/config/{SUBJECT}").status_code == 404  # no level of its own, as DELETE leaves it
+    assert filled.get(f"/mode/{SUBJECT}").status_code == 404
+    assert api(filled, "GET", f"/config/{SUBJECT}?defaultToGlobal=true")["compatibilityLevel"] == "FORWARD"
+    page = filled.get(f"/ui/subjects/{SUBJECT}").get_data(as_text=True)
+    assert "(the global level)" in page and '<option value="GLOBAL" selected>the global mode</option>' in page
+    again = filled.post(SETTINGS, data=form)
+    assert notice(filled, again) == "ok: Nothing to change: the level and mode were already those."
+
+
 @pytest.mark.parametrize(
     ("token", "headers"),
     [(None, {}), ("forged" * 8, {}), ("valid", {"Origin": "https://evil.example"})],
