@@ -121,3 +121,36 @@ def delete_version(subject: str, number: int) -> Response:
         )
         return redirect(url_for("ui.subjects"), code=303)  # type: ignore[return-value]
     return _done(subject, f"Version {number} of {subject} {how}.")
+
+
+@bp.get("/subjects/<subject:subject>/delete")
+def confirm_delete_subject(subject: str) -> tuple[str, int]:
+    """The confirmation step of deleting a whole subject: soft first (its live versions), then, once
+    every version is soft-deleted, permanent."""
+    if not may_administer():
+        abort(403, "Only an admin may delete subjects.")
+    history = _registry().subject_history(subject)
+    live = sum(1 for v in history.versions if not v.deleted)
+    page = render_template("ui/confirm_delete_subject.html", history=history, live=live, permanent=live == 0)
+    return page, 200
+
+
+@bp.post("/subjects/<subject:subject>/delete")
+def delete_subject(subject: str) -> Response:
+    """Soft-deletes a subject's live versions, or permanently deletes a soft-deleted subject, once
+    confirmed; the list of subjects says so."""
+    _checked()
+    permanent = request.form.get("permanent") == "true"
+    if request.form.get("confirmed") != "yes":
+        return redirect(url_for("ui.confirm_delete_subject", subject=subject), code=303)  # type: ignore[return-value]
+    how = "permanently deleted" if permanent else "soft-deleted"
+    try:
+        versions = _registry().delete_subject(subject, permanent)
+    except errors.RegistryError as exc:
+        log.warning("page admin action failed: delete subject %r (permanent=%s) by %s: %s",
+                    subject, permanent, _who(), exc.message)  # fmt: skip
+        return _done(subject, f"{subject} not deleted: {exc.message}", ok=False)
+    log.info("page admin action: subject %r %s (versions %s), by %s", subject, how, versions, _who())
+    listed = f"version{'' if len(versions) == 1 else 's'} {', '.join(str(v) for v in versions)}"
+    csrf.notice_for_next_page(f"ok|Subject {subject} {how} ({listed}).")
+    return redirect(url_for("ui.subjects"), code=303)  # type: ignore[return-value]

@@ -147,6 +147,36 @@ def test_a_version_is_soft_deleted_then_permanently_deleted_after_confirming_eac
     ]
 
 
+def test_a_subject_is_soft_deleted_then_permanently_deleted_after_confirming_each(
+    filled: FlaskClient,
+) -> None:
+    path = f"/ui/subjects/{SUBJECT}/delete"
+    assert f'href="{path}">delete the subject…</a>' in filled.get(f"/ui/subjects/{SUBJECT}").get_data(
+        as_text=True
+    )
+    confirm = filled.get(path).get_data(as_text=True)
+    assert (
+        "Its 3 live versions stop being served" in confirm and "Soft-delete the subject</button>" in confirm
+    )
+    token = token_of(confirm)
+    unconfirmed = filled.post(path, data={"csrf_token": token, "permanent": "false"})
+    assert unconfirmed.status_code == 303 and unconfirmed.headers["Location"].endswith(path)
+    assert api(filled, "GET", "/subjects") == [SUBJECT], "nothing without confirming"
+    early = filled.post(path, data={"csrf_token": token, "permanent": "true", "confirmed": "yes"})
+    assert notice(filled, early).startswith(
+        f"error: {SUBJECT} not deleted: Subject '{SUBJECT}' was not deleted first"
+    )
+
+    soft = filled.post(path, data={"csrf_token": token, "permanent": "false", "confirmed": "yes"})
+    assert notice(filled, soft) == f"ok: Subject {SUBJECT} soft-deleted (versions 1, 2, 3)."
+    assert api(filled, "GET", "/subjects") == [] and api(filled, "GET", "/subjects?deleted=true") == [SUBJECT]
+    confirm = filled.get(path).get_data(as_text=True)
+    assert "Every version of the subject is soft-deleted" in confirm
+    hard = filled.post(path, data={"csrf_token": token, "permanent": "true", "confirmed": "yes"})
+    assert notice(filled, hard) == f"ok: Subject {SUBJECT} permanently deleted (versions 1, 2, 3)."
+    assert api(filled, "GET", "/subjects?deleted=true") == []
+
+
 @pytest.fixture
 def auth_client(tmp_path: Path) -> Iterator[FlaskClient]:
     app: Flask = create_app(
@@ -177,6 +207,9 @@ def test_with_auth_only_an_admin_sees_and_may_use_the_actions(auth_client: Flask
         delete = f"/ui/subjects/{SUBJECT}/versions/1/delete"
         assert auth_client.get(delete, headers=headers).status_code == 403
         assert auth_client.post(delete, data={"confirmed": "yes"}, headers=headers).status_code == 403
+        whole = f"/ui/subjects/{SUBJECT}/delete"
+        assert auth_client.get(whole, headers=headers).status_code == 403
+        assert auth_client.post(whole, data={"confirmed": "yes"}, headers=headers).status_code == 403
     assert api_mode(auth_client) == "READWRITE"
 
     page = auth_client.get(f"/ui/subjects/{SUBJECT}", headers=ADMIN).get_data(as_text=True)
