@@ -27,6 +27,9 @@ pytestmark = pytest.mark.integration
 
 SHOTS = SCREENSHOTS
 LONG = "com.example.a-very-long-team-name.and-an-even-longer-topic-name-for-orders-events-value"
+# Names without a dot or a dash to break at: 64 and 200 characters of camel case (after SUBJECT by name).
+CAMEL = "shipmentLifecycleEventsEmittedByCheckoutForTheWarehouseIngestion"
+CAMEL_LONG = ("veryLongCamelCaseSubjectNameWithoutAnyDotsOrDashes" * 4)[:200]
 ADDRESS = {"type": "record", "name": "Address", "namespace": "com.example.common",
            "fields": [{"name": "street", "type": "string"}, {"name": "city", "type": "string"}]}  # fmt: skip
 ADDRESS_REF = {"name": "com.example.common.Address", "subject": "common-address", "version": 1}
@@ -73,6 +76,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RegistryProcess
                 {"type": "record", "name": f"T{n}", "fields": [{"name": "id", "type": "long"}]},
             )
         post(url, LONG, page_view(1))
+        for name in (CAMEL, CAMEL_LONG):
+            post(url, name, page_view(1))
+            post(url, name, page_view(2))
         post(url, "common-address", ADDRESS)
         post(url, "customers-value", customer(), references=[ADDRESS_REF])
         meta = {"properties": {"owner": "payments"}}
@@ -117,7 +123,52 @@ def pages(url: str) -> list[tuple[str, str]]:
         ("check", "/ui/check?subject=customers-value"),
         ("schema", "/ui/schemas/6"),
         ("confirm-delete", f"/ui/subjects/{SUBJECT}/versions/3/delete"),
+        ("confirm-delete-subject", f"/ui/subjects/{SUBJECT}/delete"),
+        *(
+            (f"{kind}-{len(name)}-characters", path.format(name))
+            for name in (CAMEL, CAMEL_LONG)
+            for kind, path in (
+                ("subject", "/ui/subjects/{}"),
+                ("diff", "/ui/subjects/{}/diff?old=1&new=2"),
+                ("confirm-delete", "/ui/subjects/{}/versions/2/delete"),
+                ("check", "/ui/check?subject={}"),
+            )
+        ),
     ]
+
+
+ONE_LINE_CELLS = """
+    [...document.querySelectorAll(SELECTOR)].filter(cell => {
+        const text = cell.textContent.trim();
+        if (!text || /\\s/.test(text)) return false;  // a word alone in its cell
+        const range = document.createRange();
+        range.selectNodeContents(cell);
+        const lines = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+        return lines.size > 1;
+    }).map(cell => cell.textContent.trim())
+"""
+
+
+@pytest.mark.parametrize("width", [360, 1280])
+def test_rule_tables_keep_each_word_whole_and_the_check_s_reference_inputs_their_text(
+    browser: Browser, server: RegistryProcess, width: int
+) -> None:
+    """A rule table's one-word cells (TRANSFORM, UPGRADE, CONDITION) are never broken inside the word;
+    the check form's reference inputs are as wide as what they hold."""
+    context = browser.new_context(viewport={"width": width, "height": 800})
+    try:
+        page = context.new_page()
+        page.goto(server.url + "/ui/subjects/payments-value")
+        broken = page.evaluate(f"() => {ONE_LINE_CELLS.replace('SELECTOR', repr('table.rules td'))}")
+        assert broken == [], f"words broken over lines at {width} px"
+        page.goto(server.url + "/ui/check?subject=customers-value")
+        widths = page.evaluate(
+            "[...document.querySelectorAll('#reference-rows input')].filter(i => i.value)"
+            ".map(i => [i.value, i.scrollWidth, i.clientWidth])"
+        )
+        assert widths and all(scroll <= client for _, scroll, client in widths), widths
+    finally:
+        context.close()
 
 
 @pytest.mark.parametrize(
