@@ -287,6 +287,35 @@ def test_search_filters_sort_used_by_and_download(
     assert watched.problems == []
 
 
+# A field without a default added: old records cannot be read with it (BACKWARD refuses it).
+REQUIRED_FIELD_ADDED = {
+    **page_view(3),
+    "fields": [*page_view(3)["fields"], {"name": "region", "type": "string"}],
+}
+
+
+def test_a_file_chosen_on_the_check_form_as_it_opens_is_checked(
+    watched: Watched, server: RegistryProcess, tmp_path: Path
+) -> None:
+    """The form opens filled with the subject's latest version; a file chosen without clearing it is the
+    candidate, and so is the next file chosen after that check."""
+    page = watched.page
+    page.goto(server.url + f"/ui/check?subject={SUBJECT}")
+    expect(page.locator("textarea[name=schema]")).not_to_have_value("")
+    for name, schema, verdict in (
+        ("page-views-v4.avsc", REQUIRED_FIELD_ADDED, "Incompatible"),
+        ("page-views-v3.avsc", page_view(3), "Passes"),
+    ):
+        chosen = tmp_path / name
+        chosen.write_text(json.dumps(schema, indent=2))
+        page.locator("input[name=schema_file]").set_input_files(str(chosen))
+        page.get_by_role("button", name="Check").click()
+        expect(page.locator("#verdict h2")).to_contain_text(verdict)
+        expect(page.locator("[role=alert]")).to_have_count(0)
+    watched.shot("check-uploads")
+    assert watched.problems == []
+
+
 def test_an_admin_changes_the_level_and_deletes_a_version_in_two_steps(
     browser: Browser, tmp_path: Path
 ) -> None:
@@ -315,6 +344,24 @@ def test_an_admin_changes_the_level_and_deletes_a_version_in_two_steps(
         watched.shot("admin-after-delete")
         versions = requests.get(f"{started.url}/subjects/{SUBJECT}/versions?deleted=true", timeout=10).json()
         assert versions == [1, 2]
+        # Back to the global level, which the list of subjects shows.
+        page.locator("#settings-form select[name=compatibility]").select_option(label="the global level")
+        page.get_by_role("button", name="Save level and mode").click()
+        expect(page.locator("#notice")).to_have_text(
+            f"Changed {SUBJECT}: compatibility level FORWARD -> the global level."
+        )
+        expect(page.locator("dl")).to_contain_text("BACKWARD (the global level)")
+        page.goto(started.url + "/ui/")
+        expect(page.locator("#global-settings")).to_contain_text("compatibility BACKWARD, mode READWRITE")
+        # The whole subject: soft, then permanently, each confirmed.
+        page.goto(started.url + f"/ui/subjects/{SUBJECT}")
+        for step, button in (("soft-deleted", "Soft-delete the subject"), ("permanently deleted", None)):
+            page.get_by_role("link", name="delete the subject…").click()
+            page.get_by_role("button", name=button or "Delete the subject permanently").click()
+            expect(page.locator("#notice")).to_have_text(f"Subject {SUBJECT} {step} (versions 1, 2).")
+            if step == "soft-deleted":
+                page.goto(started.url + f"/ui/subjects/{SUBJECT}")
+        assert requests.get(f"{started.url}/subjects?deleted=true", timeout=10).json() == []
         forged = requests.post(
             f"{started.url}/ui/subjects/{SUBJECT}/settings", data={"mode": "READONLY"}, timeout=10
         )
@@ -326,4 +373,5 @@ def test_an_admin_changes_the_level_and_deletes_a_version_in_two_steps(
     log = started.output()
     assert f"page admin action: subject '{SUBJECT}' compatibility level BACKWARD -> FORWARD" in log
     assert f"page admin action: subject '{SUBJECT}' version 3 permanently deleted" in log
+    assert f"page admin action: subject '{SUBJECT}' permanently deleted (versions [1, 2])" in log
     assert "page admin action refused: no valid CSRF token" in log
