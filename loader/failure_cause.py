@@ -22,6 +22,7 @@ class Dependency(StrEnum):
     METASTORE = "metastore"
     WAREHOUSE = "warehouse"
     STATE = "state"  # a file of the loader's state directory: a commit manifest, its marker, the lock
+    OBJECT_STORE = "object store"  # an S3-compatible store of the tables' files (and the state, under REST)
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,10 @@ class Places:
     metastore_uri: str | None
     warehouse: str
     state_location: str
+    # The object store the tables' files are on (Iceberg's under a REST catalog), as the settings name
+    # it: its endpoint (`AWS S3` when the SDK's own), and the state directory's bucket on it, if any.
+    object_store: str | None = None
+    bucket: str | None = None
 
 
 @dataclass(frozen=True)
@@ -57,10 +62,23 @@ _CAUSES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
         ("SaslAuthenticationException", "AuthenticationException", "SslAuthenticationException"),
         ("authentication failed",),
     ),
+    # An object store's refusals (the AWS SDK's S3 errors): a bucket it does not have, keys it does not
+    # take; before "permission denied", which S3 also says of a forbidden key.
+    ("bucket not found", ("NoSuchBucketException",), ("the specified bucket does not exist",)),
+    (
+        "credentials refused",
+        (),
+        (
+            "the aws access key id you provided does not exist",
+            "the request signature we calculated does not match",
+            "invalidaccesskeyid",
+            "signaturedoesnotmatch",
+        ),
+    ),
     (
         "permission denied",
         ("AccessControlException", "PermissionError", "AuthorizationException"),
-        ("permission denied",),
+        ("permission denied", "access denied (service: s3"),
     ),
     ("connection refused", ("ConnectException", "ConnectionRefusedError"), ("connection refused",)),
     ("host not found", ("UnknownHostException",), ("name or service not known", "nodename nor servname")),
@@ -88,6 +106,7 @@ _KAFKA_CLASSES = ("org.apache.kafka.", "confluent_kafka.", "cimpl.KafkaException
 _METASTORE_CLASSES = ("org.apache.hadoop.hive.metastore.", "org.apache.thrift.", "HiveException")
 _METASTORE_WORDS = ("metastore", "meta store")
 _REGISTRY_CLASSES = ("requests.",)
+_OBJECT_STORE_CLASSES = ("software.amazon.awssdk.", "com.amazonaws.", "org.apache.hadoop.fs.s3a.")
 # A file a message names: a URI of a file system, or an absolute path after a space, a quote or a colon.
 _PATH = re.compile(r"(?:^|(?<=[\s'\"(=]))((?:file|hdfs|s3a|gs|abfss?|wasbs?):/[^\s'\",;)]*|/[^\s'\",;:)]+)")
 # Causes of a file system: they are the warehouse's (or the state directory's), whoever hit them.
@@ -112,7 +131,9 @@ def shared_by_every_topic(failure: Failure) -> bool:
     """Whether the failure is one every topic of the run meets alike (a service gone, a full or read-only
     file system), not one of a topic's own table or files: trying topics again one by one only waits for
     it again."""
-    if failure.dependency in (Dependency.KAFKA, Dependency.REGISTRY, Dependency.METASTORE):
+    if failure.dependency in (
+        Dependency.KAFKA, Dependency.REGISTRY, Dependency.METASTORE, Dependency.OBJECT_STORE
+    ):  # fmt: skip
         return True
     return failure.cause in ("no space left on device", "read-only file system")
 
@@ -132,6 +153,8 @@ def _dependency(chain: Sequence[Link], cause: str, path: str | None, places: Pla
         named = _LOADER_ERRORS.get(link.kind.rsplit(".", 1)[-1])
         if named is not None:
             return named
+    if places.object_store and _names_the_store(chain, places.object_store):
+        return Dependency.OBJECT_STORE
     if cause in _STORAGE_CAUSES or (path and cause in ("file not found", "permission denied")):
         return _storage(path, places)
     for link in reversed(chain):
@@ -146,6 +169,15 @@ def _dependency(chain: Sequence[Link], cause: str, path: str | None, places: Pla
         if _names_brokers(link.message, places.bootstrap_servers):
             return Dependency.KAFKA
     return None
+
+
+def _names_the_store(chain: Sequence[Link], endpoint: str) -> bool:
+    """Whether a link is the store's: an error of the AWS SDK (or S3A's), or one naming its endpoint's
+    host and port (the HTTP client's `Connect to http://host:port failed`)."""
+    host = _host(endpoint) if "://" in endpoint else ""
+    return any(
+        link.kind.startswith(_OBJECT_STORE_CLASSES) or (host and host in link.message) for link in chain
+    )
 
 
 def _storage(path: str | None, places: Places) -> Dependency:

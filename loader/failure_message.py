@@ -14,12 +14,18 @@ if TYPE_CHECKING:
 
 
 def places_of(settings: LoaderSettings) -> Places:
+    store = settings.catalog_access.object_store
+    state = settings.state_location
+    on_store = state.startswith(("s3://", "s3a://"))
+    endpoint = (store.endpoint or "AWS S3") if store is not None else ("AWS S3" if on_store else None)
     return Places(
         bootstrap_servers=settings.bootstrap_servers,
         registry_url=settings.registry_url,
         metastore_uri=settings.metastore_uri,
         warehouse=settings.warehouse,
-        state_location=settings.state_location,
+        state_location=state,
+        object_store=endpoint,
+        bucket=state.split("://", 1)[1].split("/", 1)[0] if on_store else None,
     )
 
 
@@ -61,6 +67,9 @@ def where(dependency: Dependency, places: Places, path: str | None = None) -> st
         return f"the embedded Hive metastore of {places.warehouse}"
     if dependency is Dependency.STATE:
         return f"the state file {path}" if path else f"the state directory {places.state_location}"
+    if dependency is Dependency.OBJECT_STORE:
+        bucket = f", bucket {places.bucket}" if places.bucket else ""
+        return f"the object store at {places.object_store}{bucket}"
     return f"the warehouse {places.warehouse}"
 
 
@@ -72,6 +81,16 @@ def what_to_do(failure: Failure) -> str:
         return state_file_remedy(failure)
     if cause == "authentication failed":
         return "check the loader's credentials for it, then run again"
+    if cause == "bucket not found":
+        return (
+            "check the bucket in the settings (state-dir, the catalog's warehouse) and on the store, "
+            "then run again"
+        )
+    if cause == "credentials refused":
+        return (
+            "check the store's keys (s3-access-key-file and s3-secret-key-file, or those the catalog "
+            "vends), then run again"
+        )
     if cause == "permission denied":
         return "give the loader's user access to it, then run again"
     if dependency is Dependency.KAFKA:
@@ -80,6 +99,8 @@ def what_to_do(failure: Failure) -> str:
         return "check that the registry runs and answers from this host, then run again"
     if dependency is Dependency.METASTORE:
         return "check that the metastore service runs and answers from this host, then run again"
+    if dependency is Dependency.OBJECT_STORE:
+        return "check that the object store runs and answers from this host, then run again"
     return "check that the warehouse's file system is there and writable, then run again"
 
 

@@ -237,3 +237,81 @@ def test_a_service_gone_or_a_full_disk_is_every_topic_s_and_a_table_s_own_file_i
     assert shared_by_every_topic(Failure(Dependency.WAREHOUSE, "no space left on device", "IOException"))
     own = Failure(Dependency.WAREHOUSE, "permission denied", "AccessControlException")
     assert not shared_by_every_topic(own)
+
+
+STORE_PLACES = Places(
+    bootstrap_servers="kafka1.example:9092",
+    registry_url="http://127.0.0.1:8081",
+    metastore_uri=None,
+    warehouse="/data/warehouse",
+    state_location="s3://lake/loader-state/kafka",
+    object_store="http://127.0.0.1:9000",
+    bucket="lake",
+)
+S3_REFUSED = "(Service: S3, Status Code: 403, Request ID: 17E2B, Extended Request ID: dd9025b)"
+
+
+@pytest.mark.parametrize(
+    ("chain", "cause", "remedy"),
+    [
+        (  # the store stopped: the HTTP client under Iceberg's S3FileIO, then the SDK's own words
+            [
+                Link(
+                    "org.apache.iceberg.exceptions.RuntimeIOException", "Failed to create file: s3://lake/t/x"
+                ),
+                Link(
+                    "software.amazon.awssdk.core.exception.SdkClientException",
+                    "Unable to execute HTTP request: Connect to 127.0.0.1:9000 [/127.0.0.1] failed: "
+                    "Connection refused",
+                ),
+                Link(
+                    "org.apache.http.conn.HttpHostConnectException",
+                    "Connect to http://127.0.0.1:9000 failed: Connection refused",
+                ),
+            ],
+            "connection refused",
+            "check that the object store runs and answers from this host, then run again",
+        ),
+        (
+            [
+                Link(
+                    "software.amazon.awssdk.services.s3.model.NoSuchBucketException",
+                    "The specified bucket does not exist (Service: S3, Status Code: 404, Request ID: 17E2C)",
+                )
+            ],
+            "bucket not found",
+            "check the bucket in the settings (state-dir, the catalog's warehouse) and on the store, "
+            "then run again",
+        ),
+        (
+            [
+                Link(
+                    "software.amazon.awssdk.services.s3.model.S3Exception",
+                    f"The AWS Access Key Id you provided does not exist in our records. {S3_REFUSED}",
+                )
+            ],
+            "credentials refused",
+            "check the store's keys (s3-access-key-file and s3-secret-key-file, or those the catalog vends), "
+            "then run again",
+        ),
+        (
+            [Link("software.amazon.awssdk.services.s3.model.S3Exception", f"Access Denied {S3_REFUSED}")],
+            "permission denied",
+            "give the loader's user access to it, then run again",
+        ),
+    ],
+    ids=["stopped", "no bucket", "unknown key", "access denied"],
+)
+def test_an_object_store_s_failure_is_named_with_its_endpoint_and_bucket(
+    chain: list[Link], cause: str, remedy: str
+) -> None:
+    failure = classify(chain, STORE_PLACES)
+    assert failure is not None and (failure.dependency, failure.cause) == (Dependency.OBJECT_STORE, cause)
+    assert shared_by_every_topic(failure)
+    line = failure_line(failure, STORE_PLACES, Committed(in_tables=True))
+    assert line.startswith(f"the object store at http://127.0.0.1:9000, bucket lake: {cause} (")
+    assert line.endswith(remedy)
+    # Without an object store in the settings, the same chain names no store.
+    without = Places(**{**STORE_PLACES.__dict__, "object_store": None, "bucket": None})
+    found = classify(chain, without)
+    assert found is None or found.dependency is not Dependency.OBJECT_STORE

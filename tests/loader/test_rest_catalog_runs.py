@@ -378,6 +378,10 @@ def test_a_store_gone_before_the_manifest_loses_nothing_and_loads_nothing_twice(
         store.script("start")
     said = " ".join((out + err).split())
     assert run.returncode == 1, said[-4000:]
+    (line,) = [line for line in out.splitlines() if line.startswith("error: ")]  # the run's last word
+    named = f"error: the object store at {store.endpoint}, bucket {BUCKET}: connection refused"
+    assert line.startswith(named), line
+    assert line.endswith("check that the object store runs and answers from this host, then run again")
     assert "the loaded tables' own commits stay (each names the offsets it holds)" in said, said[-4000:]
     # The catalog could not drop its lock table either: the run says so, and the next run takes it over.
     assert f"did not remove the run lock {rest_harness.database}._loader_run_lock" in said, said[-4000:]
