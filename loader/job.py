@@ -23,7 +23,9 @@ from pyspark.sql import SparkSession
 from rich.console import Console
 
 from loader.config import LoaderSettings
-from loader.failure_message import Committed, places_of
+from loader.failure_cause import Dependency, Places, classify
+from loader.failure_chain import exception_chain
+from loader.failure_message import Committed, failure_line, places_of
 from loader.failure_trace import log_trace
 from loader.fault_injection import crash_point
 from loader.formats import TableFormat
@@ -91,7 +93,7 @@ def run_until_caught_up(
     except (LockHeld, CatalogUnavailable) as refused:
         lock.release()
         report = _new_report(settings)
-        report.error = str(refused)
+        report.error = _lock_refused(refused, places_of(settings))
         report.exit_code = EXIT_LOCKED if isinstance(refused, LockHeld) else EXIT_FAILED
         return [report]
     reports = []
@@ -113,6 +115,17 @@ def run_until_caught_up(
 
 class TablesCommitted(RuntimeError):
     """The run stopped at its commit step after its tables committed its rows themselves."""
+
+
+def _lock_refused(refused: Exception, places: Places) -> str:
+    """What a run the lock stopped says: who holds it, or why the catalog did not take it; when the
+    catalog's answer says its object store failed (its server's error names the store's endpoint, or an
+    AWS SDK error), the store is what failed, and the line names it as any run's failure does."""
+    if isinstance(refused, CatalogUnavailable):
+        failure = classify(exception_chain(refused), places)
+        if failure is not None and failure.dependency is Dependency.OBJECT_STORE:
+            return failure_line(failure, places, Committed())
+    return str(refused)
 
 
 def release_or_say(lock: RunLock, console: Console) -> None:

@@ -338,6 +338,33 @@ def test_a_schema_change_through_the_rest_catalog(
     assert {r["col_name"]: r["data_type"] for r in columns}["n"] == "bigint"
 
 
+def test_a_store_gone_before_the_run_is_named_and_the_next_run_loads_everything(
+    rest_harness: Harness, rest_catalog: RestCatalogService, spark: SparkSession, spark_warehouse: Path
+) -> None:
+    """The object store is down when a run starts: the catalog cannot take the run lock (its server's
+    error names the store's endpoint), and the run names the store, not the catalog, in its error line,
+    printed as text (its `[/127.0.0.1]` is no markup); once the store is back, the next run loads every
+    record. In this worker's application, on a session of the catalog."""
+    on_rest_catalog(rest_harness, rest_catalog, state_on_store=True)
+    in_process = rest_harness.in_process(spark_warehouse)
+    topic = rest_harness.topic()
+    rest_harness.produce(topic, EVENT, readings(0, 3))
+    store = rest_catalog.store
+    store.script("stop")
+    try:
+        down = in_process.run(in_process.session(spark))
+    finally:
+        store.script("start")
+    assert down.exit_code == 1 and down.error is not None, down.to_json()
+    assert down.error.startswith(f"the object store at {store.endpoint}, bucket {BUCKET}: connection refused")
+    assert "nothing was committed, no offset moved" in down.error
+    printed = io.StringIO()
+    render(down, Console(file=printed, width=200))
+    assert f"error: {down.error}" in " ".join(printed.getvalue().split())
+    back = in_process.run(in_process.session(spark))
+    assert (back.exit_code, [t.records for t in back.topics]) == (0, [3]), back.to_json()
+
+
 def test_a_store_gone_before_the_manifest_loses_nothing_and_loads_nothing_twice(
     rest_harness: Harness,
     rest_catalog: RestCatalogService,
