@@ -16,6 +16,8 @@ from loader.failure_chain import Link, exception_chain, named_in
 from loader.failure_message import Committed, failure_line
 from loader.planning.commit_protocol import CompletionPending, DamagedStateFile
 from loader.reading.registry_client import RegistryUnavailable
+from loader.report import RunReport, TopicReport
+from loader.run.outcome import failed_topics_line
 from tests.fixtures.ports import free_port
 
 PLACES = Places(
@@ -315,3 +317,27 @@ def test_an_object_store_s_failure_is_named_with_its_endpoint_and_bucket(
     without = Places(**{**STORE_PLACES.__dict__, "object_store": None, "bucket": None})
     found = classify(chain, without)
     assert found is None or found.dependency is not Dependency.OBJECT_STORE
+
+
+def test_a_store_lost_while_a_topic_s_files_are_written_fails_the_topic_with_the_store_s_line() -> None:
+    """Spark's append fails in its task: the SDK's error is a cause inside the job's text alone."""
+    chain = spark_write_failed(
+        "org.apache.iceberg.exceptions.RuntimeIOException: Failed to close the data file",
+        "software.amazon.awssdk.core.exception.SdkClientException: Unable to execute HTTP request: "
+        "Connect to 127.0.0.1:9000 [/127.0.0.1] failed: Connection refused",
+    )
+    failure = classify(chain, STORE_PLACES)
+    assert failure is not None and (failure.dependency, failure.cause) == (
+        Dependency.OBJECT_STORE,
+        "connection refused",
+    )
+    topic = TopicReport(
+        "orders", "failed", table="lake.orders", reason="orders: append failed", failure=failure
+    )
+    other = TopicReport("payments", "loaded", table="lake.payments", records=3)
+    report = RunReport("r1", "2026-12-06T10:00:00+00:00", "lake", [topic, other], committed=True)
+    line = failed_topics_line(report, STORE_PLACES)
+    assert line is not None and line.startswith(
+        "1 topic(s) failed: the object store at http://127.0.0.1:9000, bucket lake: connection refused ("
+    )
+    assert "the other topics were committed; the failed topics' offsets did not move" in line
