@@ -46,10 +46,12 @@ class Committed:
                 "the loaded tables' own commits stay (each names the offsets it holds): the next run loads "
                 "the rest and nothing twice"
             )
-        if self.unregistered is not None:
+        if self.unregistered:
             return (
                 f"committed; {self.unregistered} partition(s) not yet registered; the next run registers them"
             )
+        if self.unregistered is not None:  # no partition to register (Iceberg's tables commit themselves)
+            return "committed; the commit's last steps did not finish; the next run finishes them"
         if self.others:
             return "the other topics were committed; the failed topics' offsets did not move"
         return "nothing was committed, no offset moved"

@@ -50,7 +50,10 @@ class CompletionPending(RuntimeError):
     tables, but `unregistered` of its partitions are not registered yet; the next run completes it."""
 
     def __init__(self, seq: int, unregistered: int) -> None:
-        super().__init__(f"commit {seq} is not complete: {unregistered} partition(s) not yet registered")
+        left = "its last steps not done"  # no partition to register: an Iceberg run's
+        if unregistered:
+            left = f"{unregistered} partition(s) not yet registered"
+        super().__init__(f"commit {seq} is not complete: {left}")
         self.seq, self.unregistered = seq, unregistered
 
 

@@ -232,6 +232,11 @@ def test_a_damaged_manifest_s_line_says_which_file_to_restore_with_its_crc() -> 
 
 def test_completion_pending_counts_what_is_left_to_register() -> None:
     assert str(CompletionPending(7, 3)) == "commit 7 is not complete: 3 partition(s) not yet registered"
+    # An Iceberg run's commit has no partition to register: no Hive words for it.
+    assert str(CompletionPending(8, 0)) == "commit 8 is not complete: its last steps not done"
+    assert Committed(unregistered=0).describe() == (
+        "committed; the commit's last steps did not finish; the next run finishes them"
+    )
 
 
 def test_a_service_gone_or_a_full_disk_is_every_topic_s_and_a_table_s_own_file_is_not() -> None:
