@@ -15,9 +15,9 @@ import click
 from rich.console import Console
 from rich.markup import escape
 
+from loader import printed
 from loader.config import DECLARED, REQUIRED, LoaderSettings, problem, read_config_file
 from loader.formats.catalog_settings import take_catalog
-from loader.observability import printed
 from loader.operations.lock import LockHeld, RunLock
 from loader.reading.security_settings import take_security
 from loader.report import EXIT_LOCKED

@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 from pyspark.sql import SparkSession
 from rich.console import Console
 
+from loader import printed
 from loader.config import LoaderSettings
 from loader.failure_cause import Dependency, Places, classify
 from loader.failure_chain import exception_chain
@@ -31,7 +32,6 @@ from loader.fault_injection import crash_point
 from loader.formats import TableFormat
 from loader.formats.catalog_lock import CatalogUnavailable, catalog_lock_files
 from loader.formats.lookup import FormatPlace, open_format, open_state
-from loader.observability import printed
 from loader.observability.phases import START, PhaseClock
 from loader.operations.lock import LockHeld, RunLock, Unlock, unlock_decision
 from loader.planning.commit_protocol import CommitLog, CompletionPending

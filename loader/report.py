@@ -11,8 +11,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from loader import printed
 from loader.failure_cause import Failure
-from loader.observability import printed
 
 TopicStatus = Literal["loaded", "up to date", "skipped", "failed"]
 

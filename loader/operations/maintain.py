@@ -35,12 +35,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from loader import printed
 from loader.config import LoaderSettings
 from loader.fault_injection import crash_point
 from loader.formats.catalog_lock import CatalogUnavailable, catalog_lock_files
 from loader.formats.hive.metastore import add_partitions
 from loader.formats.lookup import open_state
-from loader.observability import printed
 from loader.operations.compaction_plan import Cleanup, Compaction, cleanup_decision, plan_compactions
 from loader.operations.hive_partitions import (
     HiveTable,

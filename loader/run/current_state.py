@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Protocol
 
-from loader.observability import printed
+from loader import printed
 from loader.reading.kafka_metadata import CleanupPolicies, compacted_topics_allowed
 from loader.report import TopicReport
 from loader.run.work import RunContext, TopicWork

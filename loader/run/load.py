@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from rich.console import Console
 from rich.progress import Progress
 
-from loader.observability import printed
+from loader import printed
 from loader.planning.commit_protocol import StagedTable
 from loader.planning.topic_groups import topic_groups
 from loader.report import TopicReport

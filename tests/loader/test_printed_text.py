@@ -10,7 +10,7 @@ from collections.abc import Callable
 import pytest
 from rich.console import Console
 
-from loader.observability import printed
+from loader import printed
 from loader.operations import audit, maintain, status
 from loader.operations.maintain import MaintainReport, PartitionAction
 from loader.report import RunReport, TopicReport, render
