@@ -33,7 +33,9 @@ def make_metrics_dir(parent: str | None = None) -> str:
 
 
 def process_alive(pid: int) -> bool:
-    """Whether a process with this pid exists (one of another user counts as alive)."""
+    """Whether a process with this pid exists and can still run (one of another user counts as alive; a
+    zombie, dead and not yet reaped by its parent, does not: a killed registry's workers stay zombies
+    until whoever adopted them reaps them)."""
     if pid <= 0:
         return False
     try:
@@ -44,7 +46,16 @@ def process_alive(pid: int) -> bool:
         return True
     except OSError:
         return False
-    return True
+    return not _zombie(pid)
+
+
+def _zombie(pid: int) -> bool:
+    """Whether Linux's process table says the process is a zombie (elsewhere: not known, so no)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state == "Z"
 
 
 def _pids(directory: Path) -> set[int]:

@@ -56,6 +56,24 @@ def test_a_directory_is_stale_only_when_every_process_that_used_it_is_gone(tmp_p
 
 
 @pytest.mark.integration
+def test_a_zombie_is_not_alive_and_a_directory_it_named_is_stale(tmp_path: Path) -> None:
+    """A SIGKILLed registry's workers are zombies until whoever adopted them reaps them: dead all the
+    same, and never to write their files again."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    deadline = time.monotonic() + 30
+    while Path(f"/proc/{child.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+        assert time.monotonic() < deadline, "the child never ended"
+        time.sleep(0.05)
+    try:
+        assert not metrics_dirs.process_alive(child.pid)  # ended, not yet reaped
+        left = tmp_path / f"{PREFIX}{child.pid}-abc"
+        left.mkdir()
+        assert metrics_dirs.is_stale(left)
+    finally:
+        child.wait()
+    assert metrics_dirs.process_alive(os.getpid())
+
+
 def test_serve_clears_the_directory_a_sigkilled_registry_left(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
