@@ -83,7 +83,7 @@ def publish(settings: LoaderSettings, reports: list[RunReport], warn: Callable[[
         return 0
     from confluent_kafka import KafkaException, Producer
 
-    from loader.reading.kafka_security import librdkafka_config
+    from loader.reading.kafka_security import client_config
 
     subject = f"{settings.audit_topic}-value"
     try:
@@ -103,7 +103,7 @@ def publish(settings: LoaderSettings, reports: list[RunReport], warn: Callable[[
         {
             "bootstrap.servers": settings.bootstrap_servers,
             "enable.idempotence": True,
-            **librdkafka_config(settings.kafka_security),
+            **client_config(settings.kafka_security),
         }
     )
     failures: list[str] = []

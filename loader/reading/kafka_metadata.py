@@ -12,7 +12,7 @@ from confluent_kafka.admin import AdminClient, ConfigResource, OffsetSpec, Resou
 from loader.planning.offsets import TopicPartition as TP
 from loader.planning.offsets import Watermarks
 from loader.reading.kafka_access import cluster_metadata
-from loader.reading.kafka_security import KafkaSecurity, librdkafka_config
+from loader.reading.kafka_security import KafkaSecurity, client_config
 
 _LONG = (1 << 64) - 1
 
@@ -182,5 +182,5 @@ def _config(bootstrap_servers: str, timeout_s: float, security: KafkaSecurity | 
     return {
         "bootstrap.servers": bootstrap_servers,
         "socket.timeout.ms": int(timeout_s * 1000),
-        **librdkafka_config(security or KafkaSecurity()),
+        **client_config(security or KafkaSecurity()),
     }

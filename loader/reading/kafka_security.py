@@ -13,6 +13,7 @@ options travel with Spark's tasks, so executors on other hosts need no copy of t
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -182,6 +183,17 @@ def librdkafka_config(security: KafkaSecurity) -> dict[str, str]:
     }
     config.update({key: value for key, value in optional.items() if value})
     return _merged(config, _revealed(security.librdkafka_properties), "librdkafka", "")
+
+
+# librdkafka's own log lines (`%6|...|BGQUEUE|...` as an admin client closes) reach people and log
+# pipelines through this logger, as the run's other lines do (JSON lines with `--log-format json`),
+# never written straight onto stderr by the C library.
+CLIENT_LOGGER = logging.getLogger("loader.kafka")
+
+
+def client_config(security: KafkaSecurity) -> dict[str, object]:
+    """A confluent-kafka client's configuration: `librdkafka_config` and the loader's logger."""
+    return {**librdkafka_config(security), "logger": CLIENT_LOGGER}
 
 
 def spark_kafka_options(

@@ -30,6 +30,7 @@ from loader.operations.audit import AuditReport, WindowAudit
 from loader.planning.freshness import parse_timestamp, timestamp_text, valid_through
 from loader.planning.offsets import OffsetRange
 from loader.report import RunReport, TopicReport
+from tests.fixtures.ports import free_port
 
 STARTED = "2026-11-28T12:00:00+00:00"
 STARTED_S = datetime(2026, 11, 28, 12, tzinfo=UTC).timestamp()
@@ -354,3 +355,26 @@ def test_a_process_started_while_its_stderr_is_relayed_writes_only_json_lines(tm
     messages = {s["message"]: s for s in said}
     assert set(messages) == {"while the child starts", "after", "a JVM warning", "later, plain text"}
     assert messages["a JVM warning"]["level"] == "WARN" and messages["later, plain text"]["event"] == "jvm"
+
+
+def test_librdkafka_s_own_lines_are_json_lines_too(tmp_path: Path) -> None:
+    """The C library writes its log lines (`%3|...|FAIL|...`) onto stderr itself unless given a logger:
+    a Kafka client of the loader's that cannot connect says so in the run's JSON lines."""
+    script = tmp_path / "kafka_down.py"
+    script.write_text(
+        "import sys\n"
+        "from loader.observability.logs import use_json_lines\n"
+        "from loader.reading.kafka_metadata import KafkaUnavailable, list_topics\n"
+        "use_json_lines()\n"
+        "try:\n"
+        "    list_topics(f'127.0.0.1:{sys.argv[1]}', timeout_s=1.5)\n"
+        "except KafkaUnavailable:\n"
+        "    print('unavailable')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, str(script), str(free_port())], capture_output=True, text=True, timeout=60,
+        cwd=Path(__file__).resolve().parents[2],
+    )  # fmt: skip
+    assert done.stdout.strip() == "unavailable", done.stderr
+    said = [json.loads(line) for line in done.stderr.splitlines()]  # every line, or this fails
+    assert [s for s in said if s["logger"] == "loader.kafka" and "Connection refused" in s["message"]]
