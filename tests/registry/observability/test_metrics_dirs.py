@@ -17,6 +17,19 @@ from registry.metrics_dirs import PREFIX, clear_stale_metrics_dirs, make_metrics
 from tests.fixtures.registry_server import start_registry
 
 
+def children(pid: int) -> set[int]:
+    """The processes whose parent is `pid`, as Linux's process table says."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                    found.add(int(entry.name))
+            except (OSError, IndexError, ValueError):
+                continue
+    return found
+
+
 def dead_pid() -> int:
     """The pid of a process that has exited (and been reaped)."""
     child = subprocess.Popen([sys.executable, "-c", "pass"])
@@ -89,21 +102,26 @@ def test_serve_clears_the_directory_a_sigkilled_registry_left(
         assert left.name.startswith(f"{PREFIX}{first.process.pid}-")
         workers = {int(name.rsplit("_", 1)[1][:-3]) for name in os.listdir(left) if name.endswith(".db")}
         assert workers, "the workers wrote their metrics files"
-        # The whole registry killed at once, as the OOM killer or `kill -9` of its process group does.
+        # The whole registry killed at once, as the OOM killer or `kill -9` of its process group does:
+        # stopped first, so that no worker is started between the listing of its workers and the kill
+        # (one still starting when `GET /` answered has not written its file yet).
+        first.process.send_signal(signal.SIGSTOP)
+        killed = workers | children(first.process.pid)
         first.process.send_signal(signal.SIGKILL)
-        for pid in workers:
+        for pid in killed:
             os.kill(pid, signal.SIGKILL)
         first.process.wait(timeout=10)
-        deadline = time.monotonic() + 10
-        while any(metrics_dirs.process_alive(pid) for pid in workers) and time.monotonic() < deadline:
+        deadline = time.monotonic() + 30
+        while any(metrics_dirs.process_alive(pid) for pid in killed) and time.monotonic() < deadline:
             time.sleep(0.1)
+        assert not any(metrics_dirs.process_alive(pid) for pid in killed), "every process killed is gone"
         assert left.is_dir(), "a SIGKILLed registry cannot remove its directory"
     finally:
         first.stop()
 
     second = start_registry(database, tmp_path, workers=1, threads=1)
     try:
-        assert not left.exists()
+        assert not left.exists(), f"left behind, with {os.listdir(left)}:\n{second.output()}"
         (own,) = list(temp.glob(PREFIX + "*"))
         assert own.name.startswith(f"{PREFIX}{second.process.pid}-")
         assert f"registry: removed {left}" in second.output()
