@@ -29,6 +29,13 @@ everything). Prints a Markdown table per scenario, with the ratios the targets a
   many carrying 10%, each run's seconds side by side (in one process, one Spark session), and the data
   files and delete files of each table after each series, before and after `loader maintain`. Run it
   alone: its session is Iceberg's;
+- small: what cron sees most, on Hive and on Iceberg (the metastore catalog), as `loader run` processes:
+  `--small-topics` topics x `--small-records` (120 x 500) against one topic of as many records, first run
+  (tables created) and next run; `--small-active` of those topics with new records (5 of 120) against a
+  deployment of only those; and the curve's end, `--small-curve` topics x `--curve-records` (1,000 x 100)
+  against one topic of as many records, next run. With `--against`, the other checkout runs every
+  workload too, into databases of its own, the two in turn (which goes first alternating): before and
+  after side by side in one run;
 - paired: `--paired-topics` topics x `--records-per-topic` loaded by this checkout's `loader run` and by
   `--against`'s, as processes in turn on the same new records: a first run each, then `--rounds` next
   runs, which of the two goes first alternating from round to round, and `--quiet-rounds` runs with
@@ -87,7 +94,8 @@ from loader_services import (
 )
 
 SCENARIOS = (
-    "big", "keys", "many", "curve", "backlog", "multitype", "formats", "lake", "cluster", "paired", "current"
+    "big", "keys", "many", "curve", "backlog", "multitype", "formats", "lake", "cluster", "paired", "current",
+    "small",
 )  # fmt: skip
 
 
@@ -126,6 +134,8 @@ class Bench:
     tables: dict[str, list[Row]] = field(default_factory=dict)
     # Environment of every `loader run` process (LOADER_* settings a deployment would set).
     process_env: dict[str, str] = field(default_factory=dict)
+    # The phases' seconds of the last `loader run` process's last run, as its report gives them.
+    last_phases: dict[str, float] = field(default_factory=dict)
 
     def settings(self, database: str, include: str, **extra: Any) -> Any:
         return self.loader.config.LoaderSettings(
@@ -196,6 +206,7 @@ class Bench:
             raise RunFailed(process.returncode, err.decode(errors="replace"))
         data = json.loads(report.read_text())
         runs = data.get("runs", [data])
+        self.last_phases = runs[-1].get("phases", {})
         loaded = sum(t["records"] for r in runs for t in r["topics"])
         if loaded != expected:
             sys.exit(f"loader run loaded {loaded} records, not {expected}")
@@ -653,6 +664,71 @@ def paired(
         )
 
 
+@dataclass(frozen=True)
+class SmallTopics:
+    """The small scenario's shape (issue-sized defaults: 120 x 500, 5 of them active, 1,000 x 100)."""
+
+    topics: int
+    per_topic: int
+    active: int
+    curve_topics: int
+    curve_records: int
+
+
+def small(bench: Bench, shape: SmallTopics, others: dict[str, Path]) -> None:
+    """Many small topics against one topic of as many records, per table format and checkout, as
+    processes; each checkout loads into databases of its own (`<workload>_<format>_<checkout>`), the
+    checkouts in turn, which goes first alternating from run to run."""
+    checkouts = {"this": bench.code_dir, **others}
+    n, per, active = shape.topics, shape.per_topic, shape.active
+    small_topics = setup_topics(bench, [f"small_{i:04d}" for i in range(n)], 1, True)
+    one = setup_topics(bench, ["small_one"], 1, False)
+    only_active = "small_(" + "|".join(f"{i:04d}" for i in range(active)) + ")"
+    turn = 0
+
+    def each(workload: str, include: str, expected: int, label: str, against: str = "") -> None:
+        nonlocal turn
+        for table_format in ("hive", "iceberg"):
+            order = sorted(checkouts, reverse=bool(turn % 2))
+            turn += 1
+            for name in order:
+                database = f"{workload}_{table_format}_{name}"
+                seconds, _, _ = bench.run_process(
+                    database, include, expected, "--table-format", table_format, code_dir=checkouts[name]
+                )
+                if label:
+                    tag = f"{table_format}, {name}" if len(checkouts) > 1 else table_format
+                    phases = ", ".join(f"{k} {v:.1f}" for k, v in bench.last_phases.items())
+                    row = Row(
+                        f"{tag}: {label}", expected, seconds, f"{tag}: {against}" if against else "", phases
+                    )
+                    bench.add("small topics, `loader run` processes", row)
+
+    for round_, which in ((1, "first run"), (2, "next run")):
+        produce_to(bench, small_topics, per, True, round_)
+        produce_to(bench, one, n * per, False, round_)
+        reference = f"1 x {n * per:,}, {which}"
+        each("smallone", "small_one", n * per, reference)
+        each("small", "small_\\d{4}", n * per, f"{n} x {per}, {which}", reference)
+        each("smallactive", only_active, active * per, "")  # the few topics' own deployment keeps up
+    produce_to(bench, {t: small_topics[t] for t in sorted(small_topics)[:active]}, per, True, 3)
+    alone = f"{active} topics alone, next run"
+    each("smallactive", only_active, active * per, alone)
+    each("small", "small_\\d{4}", active * per, f"{active} of {n} topics with new records", alone)
+    if shape.curve_topics:
+        curve_names = [f"smallcurve_{i:04d}" for i in range(shape.curve_topics)]
+        curve_topics = setup_topics(bench, curve_names, 1, True)
+        curve_one = setup_topics(bench, ["smallcurve_one"], 1, False)
+        total = shape.curve_topics * shape.curve_records
+        for round_ in (1, 2):  # the first runs make the tables; the curve is about next runs
+            produce_to(bench, curve_topics, shape.curve_records, True, round_)
+            produce_to(bench, curve_one, total, False, round_)
+            label = "" if round_ == 1 else f"1 x {total:,}, next run"
+            each("smallcurveone", "smallcurve_one", total, label)
+            curve = f"{shape.curve_topics} x {shape.curve_records}, next run" if round_ == 2 else ""
+            each("smallcurve", "smallcurve_\\d{4}", total, curve, label)
+
+
 def encoded_latest(schema_ids: list[int], count: int, seed: int = 13) -> list[bytes]:
     """Values of the latest version, their schema ids taken in turn from `schema_ids`: the bodies are the
     same whether the ids are one type's or several types' of the same fields."""
@@ -813,7 +889,15 @@ def main() -> None:
     parser.add_argument("--current-keys", type=int, default=10_000_000, help="keys of the current scenario")
     parser.add_argument("--current-runs", type=int, default=10, help="runs of each share of changed keys")
     parser.add_argument("--current-shares", default="0.01,0.1", help="shares of the keys changed per run")
-    parser.add_argument("--against", type=Path, help="the other checkout of the paired scenario")
+    parser.add_argument(
+        "--against", type=Path, help="the other checkout of the paired scenario (and of small, if given)"
+    )
+    parser.add_argument("--small-topics", type=int, default=120, help="small topics of the small scenario")
+    parser.add_argument("--small-records", type=int, default=500, help="records per small topic and run")
+    parser.add_argument("--small-active", type=int, default=5, help="of the small topics, those active")
+    parser.add_argument(
+        "--small-curve", type=int, default=1000, help="topics of the small scenario's curve (0: none)"
+    )
     parser.add_argument("--paired-topics", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=4, help="next runs of the paired scenario")
     parser.add_argument(
@@ -894,6 +978,15 @@ def main() -> None:
                             dict(args.this_env),
                             args.quiet_rounds,
                         )
+                    elif scenario == "small":
+                        shape = SmallTopics(
+                            args.small_topics,
+                            args.small_records,
+                            args.small_active,
+                            args.small_curve,
+                            args.curve_records,
+                        )
+                        small(bench, shape, {"other": args.against.resolve()} if args.against else {})
                     elif scenario == "current":
                         shares = [float(x) for x in args.current_shares.split(",")]
                         current(bench, args.current_keys, args.current_runs, shares, args.partitions)

@@ -66,6 +66,8 @@ PHASES: list[tuple[Any, str, str]] = [
     (IcebergFormat, "append", "  append: write job and commit (Iceberg)"),
     (DataFrameWriterV2, "append", "    of which the write job and Iceberg's commit"),
     (job, "commit", "commit (moves, partitions, manifest)"),
+    (HiveFormat, "after_commit", "after the commit: tables' valid-through (Hive)"),
+    (load, "with_current_state", "current-state detection"),
     (discover, "list_topics", "Kafka: topics"),
     (plan, "watermarks", "Kafka: offsets"),
     (plan, "topic_ids", "Kafka: topic ids"),
