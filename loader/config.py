@@ -195,6 +195,17 @@ class LoaderSettings:
     topics_per_query: Annotated[
         int, Setting("How many small topics share one query (1: every topic its own).", RUN)
     ] = 16
+    valid_through_step_s: Annotated[
+        float,
+        Setting(
+            "Hive tables: a table's loader.valid-through property is rewritten once it is this many seconds "
+            "behind the run's (each table between half of this and all of it, by its name, so that tables "
+            "come due in different runs); it then lags the true value by less than this plus one run's "
+            "interval, and is never ahead of it. Each rewrite is a metastore call per table; 0: every run. "
+            'Iceberg records it in every snapshot (see "Valid through").',
+            RUN,
+        ),
+    ] = 600.0
     max_bad_ratio: Annotated[
         float,
         Setting(
@@ -377,6 +388,13 @@ class LoaderSettings:
     def _a_count(cls, value: int) -> int:
         if value < 1:
             raise ValueError(COUNTS_AT_LEAST_ONE)
+        return value
+
+    @field_validator("valid_through_step_s")
+    @classmethod
+    def _valid_through_step_s(cls, value: float) -> float:
+        if value < 0:
+            raise ValueError("valid-through-step-s must not be negative")
         return value
 
     @field_validator("metrics_max_topics")

@@ -224,7 +224,11 @@ def _load(
     claim = functools.cache(lambda: claim_database(spark, settings.warehouse, settings.database))
     phases = PhaseClock(report.phases)
     place = FormatPlace(
-        settings.database, settings.warehouse, settings.partition_granularity, settings.iceberg
+        settings.database,
+        settings.warehouse,
+        settings.partition_granularity,
+        settings.iceberg,
+        settings.valid_through_step_s,
     )
     tables = open_format(settings.table_format, spark, store, place, report.run_id)
     log = CommitLog(store, add_partitions=tables.add_partitions)

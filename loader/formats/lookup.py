@@ -26,11 +26,12 @@ class FormatPlace:
     warehouse: str
     granularity: Granularity
     iceberg: IcebergCatalog  # where Iceberg tables are kept, and the version of those the run creates
+    valid_through_step_s: float = 0.0  # how far a Hive table's recorded valid-through may lag the run's
 
 
 def _hive(spark: SparkSession, store: StateFiles, place: FormatPlace, run_id: str) -> TableFormat:
     catalog = TableCatalog(spark, store, place.database)
-    return HiveFormat(catalog, store, place.granularity, run_id, place.warehouse)
+    return HiveFormat(catalog, store, place.granularity, run_id, place.warehouse, place.valid_through_step_s)
 
 
 def _iceberg(spark: SparkSession, store: StateFiles, place: FormatPlace, run_id: str) -> TableFormat:

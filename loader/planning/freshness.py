@@ -10,10 +10,15 @@ The table's valid-through is the minimum over its topic's partitions: the run's 
 every partition to its end, else nothing new. Record time is Kafka's timestamp: with producers' own
 timestamps (CreateTime) a late record stamped earlier can still arrive, and records of a transaction
 still open at planning time are not readable yet; both are read by a later run.
+
+Where recording it costs a metastore call per table and run (a Hive table's property), a table's recorded
+value is rewritten only once it is `step` behind the run's (`due_for_recording`): it then lags the true
+value by less than the step plus one run's interval, and is never ahead of it.
 """
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
@@ -50,3 +55,19 @@ def parse_timestamp(text: str | None) -> datetime | None:
 def valid_through_property(text: str | None) -> dict[str, str]:
     """The table property a commit records (nothing when the run does not know a valid-through)."""
     return {PROPERTY: text} if text else {}
+
+
+def due_for_recording(table: str, recorded: str | None, new: str | None, step_s: float) -> bool:
+    """Whether a table whose recorded valid-through is `recorded` gets the run's `new` one. Always when it
+    has none (or one that does not parse), when the new one is earlier (a recorded value must never claim
+    more than the table holds), and with a step of 0; otherwise once the new one is a share of `step_s`
+    past the recorded one: between half of it and all of it, by the table's name, so that tables loaded
+    by the same runs come due in different runs instead of all in one."""
+    new_at = parse_timestamp(new)
+    if new_at is None:
+        return False
+    recorded_at = parse_timestamp(recorded)
+    if recorded_at is None or recorded_at > new_at or step_s <= 0:
+        return True
+    share = 0.5 + 0.5 * zlib.crc32(table.encode()) / 2**32
+    return (new_at - recorded_at).total_seconds() >= step_s * share

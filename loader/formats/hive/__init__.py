@@ -39,6 +39,7 @@ class HiveFormat:
     granularity: Granularity
     run_id: str
     warehouse: str
+    valid_through_step_s: float = 0.0  # see `table_properties.record_valid_through`
     name: str = "hive"
 
     @property
@@ -134,4 +135,4 @@ class HiveFormat:
         add_partitions(self.catalog.spark, qualified_table, partitions)
 
     def after_commit(self, report: RunReport, warn: Callable[[str], None]) -> None:
-        record_valid_through(self.catalog.spark, report, warn)
+        record_valid_through(self.catalog, report, self.valid_through_step_s, warn)

@@ -24,6 +24,7 @@ from loader.formats.hive.metastore import RELOCATED_PROPERTY, TABLE_FORMAT, part
 from loader.formats.hive.table_alter import replace_data_columns
 from loader.formats.one_format import TABLE_TYPE_PARAMETER, format_of_metastore_table
 from loader.planning.commit_protocol import partition_spec
+from loader.planning.freshness import PROPERTY as VALID_THROUGH
 from loader.planning.state_store import StateFiles
 from loader.runtime import spark_internals as internals
 from loader.schema.column_defaults import without_existence_defaults
@@ -37,6 +38,7 @@ class KnownTable:
     location: str  # qualified (`file:/x`, `hdfs://nn:8020/x`)
     relocated: bool = False  # `loader maintain` may have pointed partitions elsewhere (RELOCATED_PROPERTY)
     table_format: str = "hive"  # or `iceberg`: a table of Iceberg's Hive catalog
+    valid_through: str | None = None  # its `loader.valid-through` property, as the run found it
 
 
 class TableCatalog:
@@ -73,6 +75,7 @@ class TableCatalog:
             self.store.qualified(str(location.get().toString())) if location.isDefined() else "",
             bool(properties.contains(RELOCATED_PROPERTY)),
             format_of_metastore_table(str(table_type.get()) if table_type.isDefined() else None),
+            str(through.get()) if (through := properties.get(VALID_THROUGH)).isDefined() else None,
         )
 
     def moved_partitions(self, table: str, directories: list[str]) -> dict[str, str]:
@@ -93,6 +96,11 @@ class TableCatalog:
     def locations(self) -> dict[str, str]:
         """Where each known table's files are (tables that do not exist yet left out)."""
         return {name: t.location for name, t in self._tables.items() if t is not None and t.location}
+
+    def recorded_valid_through(self, table: str) -> str | None:
+        """The table's `loader.valid-through` as the run found it (None: none, or no such table)."""
+        known = self._known(table)
+        return known.valid_through if known else None
 
     def formats(self) -> dict[str, str]:
         """The format of each known table (tables that do not exist yet left out)."""

@@ -3,15 +3,16 @@ TBLPROPERTIES`): the table's `loader.valid-through` (see `loader.planning.freshn
 reader's query can check (`SHOW TBLPROPERTIES t ('loader.valid-through')`).
 
 They are set after the run's commit point, so a run stopped in between leaves the previous value, which
-is still true (older than it could be), never one ahead of the data."""
+is still true (older than it could be), never one ahead of the data. Each costs the metastore a call per
+table, so a table's value is rewritten only once it is a step behind the run's (the `valid-through-step-s`
+setting; `loader.planning.freshness.due_for_recording`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from pyspark.sql import SparkSession
-
-from loader.planning.freshness import valid_through_property
+from loader.formats.hive.table_catalog import TableCatalog
+from loader.planning.freshness import due_for_recording, valid_through_property
 from loader.reading.sql_text import identifier, string_literal
 from loader.report import RunReport
 
@@ -22,15 +23,22 @@ def set_properties_sql(qualified: str, properties: dict[str, str]) -> str:
     return f"ALTER TABLE {name} SET TBLPROPERTIES ({pairs})"
 
 
-def record_valid_through(spark: SparkSession, report: RunReport, warn: Callable[[str], None]) -> None:
-    """Each table a loaded topic committed rows into this run gets the topic's valid-through; a table the
+def record_valid_through(
+    catalog: TableCatalog, report: RunReport, step_s: float, warn: Callable[[str], None]
+) -> None:
+    """Each table a loaded topic committed rows into this run gets the topic's valid-through, once its
+    recorded one is `step_s` behind (see `loader.planning.freshness.due_for_recording`); a table the
     metastore refuses is named in a warning, never a reason to fail the committed run."""
     for topic in report.topics:
         properties = valid_through_property(topic.valid_through)
         if topic.status != "loaded" or not properties:
             continue
         for table in sorted(topic.tables):
+            database, _, name = table.partition(".")
+            recorded = catalog.recorded_valid_through(name) if database == catalog.database else None
+            if not due_for_recording(table, recorded, topic.valid_through, step_s):
+                continue
             try:
-                spark.sql(set_properties_sql(table, properties))
+                catalog.spark.sql(set_properties_sql(table, properties))
             except Exception as exc:  # the data is committed: a property left older is still true
                 warn(f"{table}: loader.valid-through not recorded: {str(exc).splitlines()[0][:300]}")
