@@ -6,12 +6,17 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import pytest
 from pyspark.sql import SparkSession
 
+from loader.formats.hive.table_catalog import TableCatalog
+from loader.formats.hive.table_properties import record_valid_through
 from loader.operations import status
 from loader.planning.freshness import PROPERTY, parse_timestamp
+from loader.planning.state_store import StateStore
+from loader.report import RunReport, TopicReport
 from loader.schema.naming import table_name
 from tests.loader.harness import Harness, record_schema
 
@@ -91,3 +96,22 @@ def test_a_commit_records_valid_through_and_status_shows_it(
         assert status.collect(harness.settings(), session).topics[0].valid_through == newer
     finally:  # an Iceberg run made its session the active one: later tests expect the Hive one's
         spark._jvm.org.apache.spark.sql.SparkSession.setActiveSession(spark._jsparkSession)
+
+
+def test_a_table_the_metastore_refuses_is_named_in_a_warning_and_the_committed_run_stands(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    """After the commit point a refused ALTER TABLE (here: the table is gone) is a warning naming the
+    table; the other tables still get their value."""
+    spark.sql("CREATE DATABASE IF NOT EXISTS valid_through_refused")
+    spark.sql("CREATE TABLE IF NOT EXISTS valid_through_refused.kept (n BIGINT) USING orc")
+    catalog = TableCatalog(spark, StateStore(spark, str(tmp_path)), "valid_through_refused")
+    through = "2026-12-06T10:00:00Z"
+    topic = TopicReport("t", "loaded", valid_through=through)
+    topic.tables = {"valid_through_refused.gone": 3, "valid_through_refused.kept": 2}
+    report = RunReport(run_id="r", started=through, database="valid_through_refused", topics=[topic])
+    warnings: list[str] = []
+    record_valid_through(catalog, report, 600.0, warnings.append)
+    (warning,) = warnings
+    assert warning.startswith("valid_through_refused.gone: loader.valid-through not recorded: ")
+    assert _hive_property(spark, "valid_through_refused.kept") == through
