@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from loader.runtime.spark_session import LOCAL_IP_ENV
+from tests.fixtures.processes import children
 
 pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first]
 
@@ -134,10 +135,6 @@ from loader.runtime.spark_session import SparkSettings, build_spark_session
 build_spark_session(SparkSettings(warehouse_dir=sys.argv[1], master="local[1]",
     driver_java_options=(f"-Djava.io.tmpdir={sys.argv[2]}",)))
 """
-
-
-def children(pid: int) -> list[int]:
-    return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
 
 
 def running(pid: int) -> bool:

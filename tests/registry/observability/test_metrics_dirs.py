@@ -14,20 +14,8 @@ import requests
 
 from registry import metrics_dirs
 from registry.metrics_dirs import PREFIX, clear_stale_metrics_dirs, make_metrics_dir
+from tests.fixtures.processes import children
 from tests.fixtures.registry_server import start_registry
-
-
-def children(pid: int) -> set[int]:
-    """The processes whose parent is `pid`, as Linux's process table says."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
-                    found.add(int(entry.name))
-            except (OSError, IndexError, ValueError):
-                continue
-    return found
 
 
 def dead_pid() -> int:
@@ -106,7 +94,7 @@ def test_serve_clears_the_directory_a_sigkilled_registry_left(
         # stopped first, so that no worker is started between the listing of its workers and the kill
         # (one still starting when `GET /` answered has not written its file yet).
         first.process.send_signal(signal.SIGSTOP)
-        killed = workers | children(first.process.pid)
+        killed = workers | set(children(first.process.pid))
         first.process.send_signal(signal.SIGKILL)
         for pid in killed:
             os.kill(pid, signal.SIGKILL)
