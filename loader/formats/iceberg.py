@@ -255,6 +255,9 @@ class IcebergFormat:
             # The columns of the metadata just read (a column added by hand meanwhile gets NULL).
             table_schema = self._spark_schema(iceberg_table)
             writer = conformed(append.rows, table_schema).writeTo(self._qualified(append.table))
+            # Each task sorts its rows by the table's partition and writes its own files, as Hive's writer
+            # does: Iceberg's default for a partitioned table (`hash`) shuffles every row first.
+            writer = writer.option("distribution-mode", "none")
             for key, value in properties.items():
                 writer = writer.option(f"snapshot-property.{key}", value)
             writer.append()

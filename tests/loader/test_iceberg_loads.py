@@ -1,7 +1,7 @@
 """Apache Iceberg tables (`--table-format iceberg`): a reader in another Spark application sees only
-counts of whole commits while a `loader run` process loads, and, in the worker's application, hourly
-hidden partitioning, the metastore-less Hadoop catalog, and the audit of a table whose rows no longer
-cover what was loaded."""
+counts of whole commits while a `loader run` process loads, and, in the worker's application, each read
+task's own files (no shuffle before the write), hourly hidden partitioning, the metastore-less Hadoop
+catalog, and the audit of a table whose rows no longer cover what was loaded."""
 
 from __future__ import annotations
 
@@ -142,6 +142,33 @@ def test_hourly_hidden_partitioning_end_to_end(harness: Harness, iceberg_spark: 
     epoch_hour = int(hour.timestamp()) // 3600
     assert sorted((r["h"], r["c"]) for r in partitions) == [(epoch_hour + i, 4) for i in range(3)]
     assert audit(harness.settings(**hourly), iceberg_spark, QUARANTINE_TABLE).ok
+
+
+def test_each_read_task_writes_its_own_files_without_a_shuffle(
+    harness: Harness, iceberg_spark: SparkSession
+) -> None:
+    """Iceberg's default for a partitioned table (`hash`) shuffles every row to one writer per partition;
+    the loader's appends have each task sort its own rows by partition and write its own files, as Hive's
+    writer does. Each partition's records go back and forth between two hours, so a task that wrote its
+    rows unsorted would fail (Iceberg's clustered writer refuses a partition it has closed)."""
+    harness.table_format = "iceberg"
+    topic = harness.topic(partitions=2)
+    hour = datetime.now(UTC).replace(minute=30, second=0, microsecond=0) - timedelta(hours=5)
+    for partition in (0, 1):
+        for i, at in enumerate([hour, hour + timedelta(hours=1), hour, hour + timedelta(hours=1)]):
+            harness.produce(topic, EVENT, readings(8 * partition + 2 * i, 2), partition=partition, at=at)
+    # A read task per topic partition: a small topic's read is one task otherwise.
+    settings = {"partition_granularity": "hour", "records_per_task": 8}
+    assert harness.run(iceberg_spark, **settings).exit_code == 0
+
+    table = f"{harness.database}.{table_name(topic)}"
+    files = iceberg_spark.sql(
+        f"SELECT partition._kafka_timestamp_hour AS h, record_count AS c FROM {table}.files"
+    ).collect()
+    epoch_hour = int(hour.timestamp()) // 3600
+    # Two read tasks (a topic partition each), each with rows of both hours: four files of four rows.
+    assert sorted((r["h"], r["c"]) for r in files) == [(epoch_hour, 4)] * 2 + [(epoch_hour + 1, 4)] * 2
+    assert sorted(r["n"] for r in iceberg_spark.sql(f"SELECT n FROM {table}").collect()) == list(range(16))
 
 
 def test_the_hadoop_catalog_keeps_tables_in_the_warehouse_alone(
