@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Literal
 
 TopicPartition = tuple[str, int]
 
@@ -45,7 +46,7 @@ class Discontinuity:
 
     topic: str
     partition: int
-    kind: str  # "recreated" or "truncated"
+    kind: Literal["recreated", "truncated"]
     saved: int
     restart: int  # where this run reads from
 
@@ -62,6 +63,11 @@ class Discontinuity:
 class Plan:
     ranges: list[OffsetRange]
     discontinuities: list[Discontinuity]
+
+    def recreated(self) -> frozenset[str]:
+        """The topics deleted and created again since their offsets were saved: those offsets are the
+        old topic's, and none of them is kept (a partition the new topic lacks included)."""
+        return frozenset(d.topic for d in self.discontinuities if d.kind == "recreated")
 
 
 def plan_ranges(

@@ -22,8 +22,7 @@ def commit(
     """Commits the run (nothing when it changes nothing); `report.committed` says whether it did."""
     # A topic whose pass found nothing it can load keeps its offsets too.
     failed = {t.topic for t in report.topics if t.status in ("failed", "skipped")}
-    recreated = {t.topic for t in report.topics if any(" recreated: " in n for n in t.notes)}
-    offsets = {tp: o for tp, o in last.offsets.items() if tp[0] not in recreated - failed}
+    offsets = {tp: o for tp, o in last.offsets.items() if tp[0] not in planned.recreated - failed}
     offsets.update({(r.topic, r.partition): r.end for r in planned.ranges if r.topic not in failed})
     topic_ids = {**last.topic_ids, **{t: i for t, i in planned.topic_ids.items() if t not in failed}}
     table_schemas = {

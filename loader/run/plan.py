@@ -43,6 +43,8 @@ class Plan:
     # Per planned topic, the signature of the schemas its tables hold once its pass made sure of them.
     signatures: dict[str, str] = field(default_factory=dict)
     keys: dict[str, SubjectSchemas | None] = field(default_factory=dict)
+    # Topics deleted and created again since the last commit: their saved offsets are dropped.
+    recreated: frozenset[str] = frozenset()
 
     def tables(self) -> list[str]:
         """Every table the run's passes may write: the topics' own, their event types', the quarantine."""
@@ -93,7 +95,7 @@ def plan(found: Discovery, last: Manifest, sources: Sources, limits: Limits, sta
         # The setting skips tombstones only where they are not the topic's deletes.
         compacted = compacted_topics(sources.bootstrap_servers, [w.topic for w in work], timeout_s, security)
         work = [replace(w, skip_tombstones=w.topic not in compacted) for w in work]
-    return Plan(ranges.ranges, work, ids, signatures, keys)
+    return Plan(ranges.ranges, work, ids, signatures, keys, ranges.recreated())
 
 
 def _topic_work(

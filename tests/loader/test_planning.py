@@ -51,6 +51,7 @@ def test_a_new_topic_id_restarts_the_topic_even_when_its_end_is_past_the_saved_o
         ("a", 0, "recreated", 300),
         ("a", 1, "recreated", 5),
     ]
+    assert plan.recreated() == {"a"}
 
 
 def test_the_same_topic_id_with_an_end_below_the_saved_offset_is_a_truncated_log() -> None:
@@ -61,6 +62,7 @@ def test_the_same_topic_id_with_an_end_below_the_saved_offset_is_a_truncated_log
         "truncated: Kafka's end offset went back to 250 (saved 300); "
         "offsets [250, 300) may now be loaded twice"
     )
+    assert plan.recreated() == frozenset()  # its saved offsets still name its records
 
 
 def test_a_topic_first_seen_with_an_id_is_no_discontinuity() -> None:
