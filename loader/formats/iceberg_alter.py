@@ -9,6 +9,7 @@ from pyspark.sql.types import DataType
 
 from loader.formats.iceberg_schema import AddColumn, WidenColumn, iceberg_name
 from loader.runtime import spark_internals as internals
+from loader.runtime.java_values import java_class
 from loader.schema.alias_renames import Rename
 from loader.schema.column_defaults import Default
 
@@ -26,7 +27,7 @@ def rename_columns(iceberg_table, renames: list[Rename]) -> None:  # type: ignor
 
 def update_columns(spark: SparkSession, iceberg_table, updates: list[AddColumn | WidenColumn]) -> None:  # type: ignore[no-untyped-def]
     """One commit adding and widening the columns."""
-    types = spark._jvm.org.apache.iceberg.types.Types
+    types = java_class(spark, "org.apache.iceberg.types.Types")
     update = iceberg_table.updateSchema()
     for change in updates:
         if isinstance(change, WidenColumn):
@@ -40,13 +41,13 @@ def update_columns(spark: SparkSession, iceberg_table, updates: list[AddColumn |
 
 def _iceberg_type(spark: SparkSession, data_type: DataType):  # type: ignore[no-untyped-def]
     java_type = internals.parse_data_type(spark, data_type)
-    return spark._jvm.org.apache.iceberg.spark.SparkSchemaUtil.convert(java_type)
+    return java_class(spark, "org.apache.iceberg.spark.SparkSchemaUtil").convert(java_type)
 
 
 def _literal(spark: SparkSession, default: Default, iceberg_type):  # type: ignore[no-untyped-def]
     """The default as an Iceberg literal of the column's type."""
     # py4j passes an int as Integer or Long, a float as Double: Iceberg converts it to the column's type.
-    converted = spark._jvm.org.apache.iceberg.expressions.Literal.of(default.value).to(iceberg_type)
+    converted = java_class(spark, "org.apache.iceberg.expressions.Literal").of(default.value).to(iceberg_type)
     if converted is None:
         raise ValueError(f"the default {default.value!r} is no value of the column's type {iceberg_type}")
     return converted

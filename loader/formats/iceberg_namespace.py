@@ -16,7 +16,7 @@ from typing import Any
 from pyspark.sql import SparkSession
 
 from loader.formats.iceberg_catalogs import SESSION_CATALOG, IcebergCatalog, spark_catalog_conf
-from loader.runtime.java_values import java_strings
+from loader.runtime.java_values import java_class, java_strings
 
 # The Spark catalog, over the session catalog's Iceberg catalog, through which namespaces are created.
 NAMESPACE_CATALOG = "loader_namespaces"
@@ -24,14 +24,14 @@ NAMESPACE_CATALOG = "loader_namespaces"
 
 def session_iceberg_catalog(spark: SparkSession) -> Any:
     """The Iceberg catalog (`org.apache.iceberg.catalog.Catalog`) behind the session catalog."""
-    return spark._jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergCatalog(
+    return java_class(spark, "org.apache.iceberg.spark.Spark3Util").loadIcebergCatalog(
         spark._jsparkSession, SESSION_CATALOG
     )
 
 
 def namespace_of(spark: SparkSession, database: str) -> Any:
     """The database as an Iceberg `Namespace`."""
-    return spark._jvm.org.apache.iceberg.catalog.Namespace.of(java_strings(spark, [database]))
+    return java_class(spark, "org.apache.iceberg.catalog.Namespace").of(java_strings(spark, [database]))
 
 
 def create_namespace(spark: SparkSession, catalog: IcebergCatalog, database: str) -> None:

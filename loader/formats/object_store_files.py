@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 from pyspark.sql import SparkSession
 
 from loader.formats.iceberg_catalogs import S3_FILE_IO, IcebergCatalog, ObjectStore, file_io_properties
-from loader.runtime.java_values import java_string_map
+from loader.runtime.java_values import java_class, java_string_map
 
 # The schemes S3FileIO reads and writes (one store, three spellings of Hadoop's history).
 S3_SCHEMES = ("s3://", "s3a://", "s3n://")
@@ -48,7 +48,7 @@ class ObjectStoreFiles:
     def __post_init__(self) -> None:
         if not self.root.startswith(S3_SCHEMES):
             raise ValueError(f"{self.root} is not on an S3 object store ({', '.join(S3_SCHEMES)})")
-        self._io = self.spark._jvm.org.apache.iceberg.CatalogUtil.loadFileIO(
+        self._io = java_class(self.spark, "org.apache.iceberg.CatalogUtil").loadFileIO(
             S3_FILE_IO,
             java_string_map(self.spark, file_io_properties(self.store)),
             self.spark._jsc.hadoopConfiguration(),

@@ -13,6 +13,7 @@ from pyspark.sql import functions as F
 from loader.formats.iceberg import held_in, newest_loader_snapshot
 from loader.planning.offsets import OffsetRange
 from loader.reading.topic_read import KafkaReadSettings, read_ranges
+from loader.runtime.java_values import java_class
 
 
 @dataclass(frozen=True)
@@ -35,8 +36,8 @@ def reconcile_current(
     """The table's live keys and their latest offsets against a full read of the topic (tombstones delete;
     a topic of Debezium envelopes is not reduced by `op` here: its deletes are its tombstones)."""
     # The session's catalog is Iceberg's in this session (a thread's active one may be another).
-    spark._jvm.org.apache.spark.sql.SparkSession.setActiveSession(spark._jsparkSession)
-    iceberg_table = spark._jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(
+    java_class(spark, "org.apache.spark.sql.SparkSession").setActiveSession(spark._jsparkSession)
+    iceberg_table = java_class(spark, "org.apache.iceberg.spark.Spark3Util").loadIcebergTable(
         spark._jsparkSession, qualified_table
     )
     snapshot = newest_loader_snapshot(spark, iceberg_table)

@@ -41,6 +41,8 @@ from py4j.protocol import Py4JError
 from pyspark.sql import SparkSession
 from pyspark.sql.types import DataType
 
+from loader.runtime.java_values import java_class
+
 JavaObject = Any  # a Py4J proxy of a JVM object
 
 
@@ -52,12 +54,12 @@ def external_catalog(spark: SparkSession) -> JavaObject:
 
 def to_seq(spark: SparkSession, values: Iterable[Any]) -> JavaObject:
     """A Python iterable as a Scala Seq."""
-    return spark._jvm.org.apache.spark.api.python.PythonUtils.toSeq(list(values))
+    return java_class(spark, "org.apache.spark.api.python.PythonUtils").toSeq(list(values))
 
 
 def to_scala_map(spark: SparkSession, entries: dict[str, str]) -> JavaObject:
     """A Python dict as a Scala immutable Map."""
-    return spark._jvm.org.apache.spark.api.python.PythonUtils.toScalaMap(entries)
+    return java_class(spark, "org.apache.spark.api.python.PythonUtils").toScalaMap(entries)
 
 
 def python_list(seq: JavaObject) -> list[JavaObject]:
@@ -67,7 +69,7 @@ def python_list(seq: JavaObject) -> list[JavaObject]:
 
 def no_partition_filter(spark: SparkSession) -> JavaObject:
     """Scala's `None`, for the external catalog's optional partition spec."""
-    return spark._jvm.scala.Option.empty()
+    return java_class(spark, "scala.Option").empty()
 
 
 def table_location(spark: SparkSession, database: str, table: str) -> str:

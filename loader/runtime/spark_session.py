@@ -42,6 +42,7 @@ from loader.runtime.driver_class_archive import (
 )
 from loader.runtime.driver_class_path import driver_class_path
 from loader.runtime.driver_scratch import make_scratch_directory
+from loader.runtime.java_values import java_class
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 # The embedded Derby metastore's directory inside a local warehouse (Derby's `metastore_db` and
@@ -451,11 +452,18 @@ def local_file_system_conf(
     }
 
 
+# Whether each of the loader's classes is on the class path of a JVM (by its gateway): asked once per JVM,
+# as each question searches the class path (see `loader.runtime.java_values.java_class`).
+_LOADER_CLASSES: dict[tuple[int, str], bool] = {}
+
+
 def loader_class(spark: SparkSession, name: str) -> JavaClass | None:
     """One of the loader's own JVM classes (`tableloader.<name>`, jvm/tableloader); None when the loader's jar
     is not on the driver's class path (its jar comes with the connectors)."""
-    found = getattr(getattr(spark._jvm, LOADER_PACKAGE), name)
-    return found if isinstance(found, JavaClass) else None
+    key = (id(spark.sparkContext._gateway), name)
+    if key not in _LOADER_CLASSES:
+        _LOADER_CLASSES[key] = isinstance(getattr(getattr(spark._jvm, LOADER_PACKAGE), name), JavaClass)
+    return java_class(spark, f"{LOADER_PACKAGE}.{name}") if _LOADER_CLASSES[key] else None
 
 
 def class_archive_for(settings: SparkSettings, class_path: str = "") -> ClassArchive | None:
