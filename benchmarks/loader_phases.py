@@ -41,6 +41,7 @@ from loader_services import (
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from loader import job
 from loader.config import LoaderSettings
+from loader.formats import iceberg_groups
 from loader.formats.hive import HiveFormat, table_catalog
 from loader.formats.iceberg import IcebergFormat
 from loader.reading.topic_read import GroupCountedRead
@@ -62,6 +63,11 @@ PHASES: list[tuple[Any, str, str]] = [
     (GroupCountedRead, "counts", "  a group's window counts"),
     (IcebergFormat, "ensure", "  table exists with the schema (Iceberg)"),
     (IcebergFormat, "held_offsets", "  offsets the table holds (Iceberg)"),
+    (IcebergFormat, "append_group", "  a group's write job (Iceberg), set-up included"),
+    (IcebergFormat, "_loader_summary", "    the tables' newest snapshots read (Iceberg)"),
+    (iceberg_groups, "write_members", "    the job itself"),
+    (iceberg_groups, "_spark_table", "      the tables' Spark writes looked up"),
+    (iceberg_groups.WrittenMember, "keep", "  a group member's Iceberg commit"),
     (DataFrameWriter, "save", "  Spark write job"),
     (IcebergFormat, "append", "  append: write job and commit (Iceberg)"),
     (DataFrameWriterV2, "append", "    of which the write job and Iceberg's commit"),

@@ -54,6 +54,24 @@ class GroupMember:
     offsets: dict[int, int]  # partition -> the end offset the rows cover (exclusive)
     staging_dir: str
     records: int  # the most rows it can get: the offsets its ranges span
+    # As `Append.properties`: what the commit records of the table (Iceberg: in the snapshot's summary).
+    properties: dict[str, str] = field(default_factory=dict)
+
+
+class GroupAppend(Protocol):
+    """One member's rows of a group's write job: kept once the run has counted them (staged for the
+    run's manifest, or committed at once), or thrown away (the topic is then loaded by a pass of its
+    own)."""
+
+    rows: int  # the rows written of the member
+
+    def keep(self) -> StagedTable | None:
+        """Stages the member's files for the run's manifest (returned), or commits them at once (None)."""
+        ...
+
+    def discard(self) -> None:
+        """Throws the member's written files away; its table is left as it was."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -119,9 +137,14 @@ class TableFormat(Protocol):
         ...
 
     def appends_groups(self) -> bool:
-        """Whether `append_group` can write the tables of several topics in one query. Only a format
-        that keeps no account of its own of the offsets its tables hold (`held_offsets` is always empty)
-        may: a group's rows are not checked against such an account."""
+        """Whether `append_group` can write the tables of several topics in one query. A group's rows are
+        not checked against the offsets a table holds by its own account (`held_offsets`): a topic whose
+        table holds some of the offsets it reads is loaded by a pass of its own."""
+        ...
+
+    def writes_alone_as_group(self) -> bool:
+        """Whether a topic's own pass hands its rows to `append_group`, as a group of one whose writer
+        counts the rows it writes, rather than to `append` (where an observation counts them)."""
         ...
 
     def groups_hint(self) -> str | None:
@@ -129,9 +152,9 @@ class TableFormat(Protocol):
         is True, or when the format never writes groups)."""
         ...
 
-    def append_group(self, rows: DataFrame, members: list[GroupMember]) -> list[tuple[StagedTable, int]]:
-        """Writes each member's rows (see `GROUP_MEMBER`) in one Spark job, staged for the run's
-        manifest; returns each member's staged table and the rows written, in the members' order."""
+    def append_group(self, rows: DataFrame, members: list[GroupMember]) -> list[GroupAppend]:
+        """Writes each member's rows (see `GROUP_MEMBER`) in one Spark job; returns each member's write,
+        in the members' order, for the run to keep or throw away."""
         ...
 
     def add_partitions(self, qualified_table: str, partitions: list[dict[str, str]]) -> None:

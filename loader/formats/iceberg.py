@@ -19,17 +19,25 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import StructType
 
 from loader.fault_injection import crash_point
-from loader.formats import Append, CurrentMerge, GroupMember, columns_ddl
+from loader.formats import Append, CurrentMerge, GroupAppend, GroupMember, columns_ddl
 from loader.formats.hive.metastore import add_partitions
 from loader.formats.hive.table_catalog import TableCatalog
 from loader.formats.iceberg_alter import rename_columns, update_columns
 from loader.formats.iceberg_current import DELETE, MERGE_ON_READ, current_changes, merge_with_properties
+from loader.formats.iceberg_groups import (
+    MemberTable,
+    clustered_by_time,
+    snapshot_options,
+    write_members,
+    writer_available,
+)
 from loader.formats.iceberg_schema import schema_updates, without_defaults
 from loader.formats.run_tables import check_run_tables
 from loader.formats.table_rows import conformed
 from loader.planning.commit_protocol import StagedTable
 from loader.planning.state_store import StateFiles
 from loader.report import RunReport
+from loader.runtime.java_values import java_class
 from loader.schema.alias_renames import field_aliases, implied_renames, renamed
 from loader.schema.column_defaults import field_defaults
 from loader.schema.partitioning import Granularity
@@ -96,17 +104,19 @@ class IcebergFormat:
 
     def _catalog(self):  # type: ignore[no-untyped-def]
         self._activate()
-        return self.spark._jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergCatalog(
+        return java_class(self.spark, "org.apache.iceberg.spark.Spark3Util").loadIcebergCatalog(
             self.spark._jsparkSession, "spark_catalog"
         )
 
     def _identifier(self, table: str):  # type: ignore[no-untyped-def]
-        return self.spark._jvm.org.apache.iceberg.catalog.TableIdentifier.parse(self._qualified(table))
+        identifiers = java_class(self.spark, "org.apache.iceberg.catalog.TableIdentifier")
+        return identifiers.parse(self._qualified(table))
 
     def _activate(self) -> None:
         """Makes the session the active one of this thread: a pass runs in a thread of its own, where the
         session catalog would otherwise be Spark's plain one instead of Iceberg's."""
-        self.spark._jvm.org.apache.spark.sql.SparkSession.setActiveSession(self.spark._jsparkSession)
+        sessions = java_class(self.spark, "org.apache.spark.sql.SparkSession")
+        sessions.setActiveSession(self.spark._jsparkSession)
 
     def prepare(self, tables: list[str]) -> None:
         if self.catalog is None or self.store is None:
@@ -137,7 +147,8 @@ class IcebergFormat:
         return self._spark_schema(iceberg_table)
 
     def _spark_schema(self, iceberg_table) -> StructType:  # type: ignore[no-untyped-def]
-        converted = self.spark._jvm.org.apache.iceberg.spark.SparkSchemaUtil.convert(iceberg_table.schema())
+        schemas = java_class(self.spark, "org.apache.iceberg.spark.SparkSchemaUtil")
+        converted = schemas.convert(iceberg_table.schema())
         return StructType.fromJson(json.loads(converted.json()))
 
     def ensure(
@@ -186,7 +197,7 @@ class IcebergFormat:
 
     def _version_of(self, iceberg_table) -> int:  # type: ignore[no-untyped-def]
         """The table's format version, as its metadata says."""
-        return int(self.spark._jvm.org.apache.iceberg.TableUtil.formatVersion(iceberg_table))
+        return int(java_class(self.spark, "org.apache.iceberg.TableUtil").formatVersion(iceberg_table))
 
     def current_state_refusal(self) -> str | None:
         return None
@@ -265,14 +276,42 @@ class IcebergFormat:
         return None
 
     def appends_groups(self) -> bool:
-        """An Iceberg commit is a table's own: each topic appends alone."""
+        """With the loader's writer on the classpath (see `iceberg_groups`)."""
+        return writer_available(self.spark)
+
+    def writes_alone_as_group(self) -> bool:
+        """No: Spark's own append of a busy topic was 1.03x to 1.20x faster than the group writer's
+        (benchmarks/JOURNAL.md, "Small Iceberg topics in one write job")."""
         return False
 
     def groups_hint(self) -> str | None:
-        return None
+        if self.appends_groups():
+            return None
+        return (
+            "the loader's writer jar is not on Spark's classpath (scripts/fetch-jars builds it; spark-submit "
+            "needs it in --jars)"
+        )
 
-    def append_group(self, rows: DataFrame, members: list[GroupMember]) -> list[tuple[StagedTable, int]]:
-        raise NotImplementedError("Iceberg tables are appended one topic at a time")
+    def append_group(self, rows: DataFrame, members: list[GroupMember]) -> list[GroupAppend]:
+        """One job writes every member's files; each member's `keep` commits its table's snapshot, with
+        the summary its own append would have. A member's table is its topic's alone (the shared
+        quarantine table is never a member), so no other pass appends to it meanwhile."""
+        self._activate()
+        tables = []
+        for member in members:
+            iceberg_table = self._iceberg_table(member.table)
+            carried = self._loader_summary(iceberg_table)
+            held = held_in(carried, member.topic, member.topic_id) or {}
+            properties = {
+                **carried,
+                summary_key(member.topic): summary_value(member.topic_id, cumulative(held, member.offsets)),
+                **member.properties,
+            }
+            clustered = clustered_by_time(self.spark, iceberg_table, "_kafka_timestamp")
+            columns = self._spark_schema(iceberg_table)
+            options = snapshot_options(properties, clustered)
+            tables.append(MemberTable(self._qualified(member.table), columns, options))
+        return list(write_members(self.spark, rows, tables))
 
 
 @dataclass(frozen=True)
@@ -304,5 +343,5 @@ def newest_loader_snapshot(  # type: ignore[no-untyped-def]
 def _loader_properties(spark: SparkSession, snapshot) -> dict[str, str]:  # type: ignore[no-untyped-def]
     """The snapshot's summary properties of the loader, from the snapshot as JSON in one call: reading the
     summary as a Java map from Python costs two calls per property (about 11 ms against 1 here)."""
-    as_json = json.loads(str(spark._jvm.org.apache.iceberg.SnapshotParser.toJson(snapshot)))
+    as_json = json.loads(str(java_class(spark, "org.apache.iceberg.SnapshotParser").toJson(snapshot)))
     return {k: str(v) for k, v in as_json.get("summary", {}).items() if k.startswith(SUMMARY_PREFIX)}

@@ -26,12 +26,14 @@ def conformed(rows: DataFrame, table: StructType) -> DataFrame:
             columns.append(F.lit(None).cast(column.dataType).alias(column.name))
         else:
             value = F.col(f"`{source.name}`")
-            columns.append(_conformed(value, source.dataType, column.dataType).alias(column.name))
+            columns.append(conformed_value(value, source.dataType, column.dataType).alias(column.name))
     return rows.select(*columns)
 
 
-def _conformed(value: Column, source: DataType, target: DataType) -> Column:
-    """The value with every field `target` has (a widened type is left to the write, which casts it)."""
+def conformed_value(value: Column, source: DataType, target: DataType, cast: bool = False) -> Column:
+    """The value with every field `target` has, in its order. A widened type is left to the write, which
+    casts it, unless `cast` (for a writer that is handed the rows as they are, `loader.formats.
+    iceberg_groups`)."""
     if source == target:
         return value
     if isinstance(source, StructType) and isinstance(target, StructType):
@@ -42,11 +44,15 @@ def _conformed(value: Column, source: DataType, target: DataType) -> Column:
             if found is None:
                 fields.append(F.lit(None).cast(field.dataType).alias(field.name))
             else:
-                inner = _conformed(value.getField(found.name), found.dataType, field.dataType)
+                inner = conformed_value(value.getField(found.name), found.dataType, field.dataType, cast)
                 fields.append(inner.alias(field.name))
         return F.when(value.isNull(), F.lit(None)).otherwise(F.struct(*fields))
     if isinstance(source, ArrayType) and isinstance(target, ArrayType):
-        return F.transform(value, lambda e: _conformed(e, source.elementType, target.elementType))
+        return F.transform(value, lambda e: conformed_value(e, source.elementType, target.elementType, cast))
     if isinstance(source, MapType) and isinstance(target, MapType):
-        return F.transform_values(value, lambda _, v: _conformed(v, source.valueType, target.valueType))
+        return F.transform_values(
+            value, lambda _, v: conformed_value(v, source.valueType, target.valueType, cast)
+        )
+    if cast and not isinstance(target, StructType | ArrayType | MapType):
+        return value.cast(target)
     return value

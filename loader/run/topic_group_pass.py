@@ -105,35 +105,57 @@ def _load(run: RunContext, group: list[TopicWork], reports: dict[str, TopicRepor
         for i, d in enumerate(decodings)
     }
     row_types = judged.selectExpr(*[aliased(row, group_rows_column(i)) for i, row in rows.items()]).schema
-    members = []
+    members, alone = [], []
     for i, work in enumerate(group):
         try:
             require_no_clash(user_fields(judged, decodings[i].names.event))
             row_schema = row_types[group_rows_column(i)].dataType
             assert isinstance(row_schema, StructType)
             state, shape = ready_table(run, work.table, _values(work), row_schema)
+            held = run.tables.held_offsets(work.table, work.topic, work.topic_id)
         except Exception as exc:  # the topic's own trouble, as in its own pass
             mark_failed(reports[work.topic], work.topic, exc, run.places)
+            continue
+        if work.reads_any_of(held):  # its own pass skips the records its table holds already
+            alone.append(work)
             continue
         describe_tables(reports[work.topic], [(work.table, state)], multi=False)
         good = f"{_of(i)} AND {is_good_sql(work.skip_tombstones, decodings[i].names.bad_reason)}"
         members.append(_Member(i, work, rows[i], good, state, shape))
     crash_point("after_table_ready")
-    if not members:
-        return []
+    staged = _group_append(run, judged, read, members, reports) if members else []
+    return staged + [s for work in alone for s in _alone(run, work, reports)]
+
+
+def _group_append(
+    run: RunContext,
+    judged: DataFrame,
+    read: GroupCountedRead,
+    members: list[_Member],
+    reports: dict[str, TopicReport],
+) -> list[StagedTable]:
+    """The members' rows written in one job, each kept once its counts add up (else its topic goes alone)."""
+    staged: list[StagedTable] = []
     written = run.tables.append_group(
-        _rows(judged, members), [group_member(run, m.work, m.work.table, m.state) for m in members]
+        _rows(judged, members),
+        [group_member(run, m.work, m.work.table, m.state, reports[m.work.topic]) for m in members],
     )
     counts = read.counts()
-    staged = []
-    for member, (table, rows_written) in zip(members, written, strict=True):
+    for member, appended in zip(members, written, strict=True):
         report = reports[member.work.topic]
         qualified = f"{run.database}.{member.work.table}"
-        if _account(report, counts[member.number], rows_written, member.work, qualified):
-            staged.append(table)
+        if not _account(report, counts[member.number], appended.rows, member.work, qualified):
+            # Records that do not load: its own pass quarantines them (or finds their event types).
+            appended.discard()
+            staged += _alone(run, member.work, reports)
             continue
-        # Records that do not load: its own pass quarantines them (or finds their event types).
-        staged += _alone(run, member.work, reports)
+        try:
+            kept = appended.keep()
+        except Exception as exc:  # its table's commit (Iceberg's), the topic's own trouble
+            mark_failed(report, member.work.topic, exc, run.places)
+            continue
+        if kept is not None:
+            staged.append(kept)
     return [s for s in staged if s.files]
 
 

@@ -248,8 +248,9 @@ def _write(
     if current_only:
         ready = []  # no append: the current-state table's merge below is the topic's one write
         _count_current_only(run, work, first.decoded, report)
-    # A format that writes groups counts each table's rows as it writes them (see `rows_for_writer`).
-    counted_by_writer = run.tables.appends_groups()
+    # A format that writes a topic as a group of one counts each table's rows as it writes them (see
+    # `rows_for_writer`).
+    counted_by_writer = run.tables.writes_alone_as_group()
     staged = [_stage(run, work, r, skip_tombstones, offsets, counted_by_writer, report) for r in ready]
     if work.current_table is not None:
         _merge_current(run, work, first.decoded, first.columns, first.shape, offsets, report)
@@ -304,13 +305,13 @@ def _stage(
     target, decoded, columns, shape = ready.target, ready.decoded, ready.columns, ready.shape
     assert ready.state is not None
     qualified = f"{run.database}.{target.table}"
-    if counted_by_writer:
+    held = run.tables.held_offsets(target.table, work.topic, work.topic_id)
+    if counted_by_writer and not work.reads_any_of(held):  # the writer counts rows, not rows held already
         rows = rows_for_writer(decoded, skip_tombstones, columns, shape)
-        table, rows_written = _append_alone(run, work, target.table, ready.state, rows)
+        table, rows_written = _append_alone(run, work, target.table, ready.state, rows, report)
         report.tables[qualified] = rows_written
         return table
     written = Observation(f"loader_written_{uuid.uuid4().hex}")  # unique: topics run side by side
-    held = run.tables.held_offsets(target.table, work.topic, work.topic_id)
     is_held = already_held(held, "partition", "offset") if held else F.lit(False)
     rows = rows_to_write(decoded, written, skip_tombstones, is_held, columns)
     if shape is not None:
@@ -454,16 +455,18 @@ def rows_for_writer(
 
 
 def _append_alone(
-    run: RunContext, work: TopicWork, table: str, state: TableState, rows: DataFrame
-) -> tuple[StagedTable, int]:
-    """Stages `rows_for_writer`'s rows of one table; the table staged and the rows written."""
-    [(staged, written)] = run.tables.append_group(rows, [group_member(run, work, table, state)])
-    return staged, written
+    run: RunContext, work: TopicWork, table: str, state: TableState, rows: DataFrame, report: TopicReport
+) -> tuple[StagedTable | None, int]:
+    """Stages (or commits) `rows_for_writer`'s rows of one table; the table staged and the rows written."""
+    [appended] = run.tables.append_group(rows, [group_member(run, work, table, state, report)])
+    return appended.keep(), appended.rows
 
 
-def group_member(run: RunContext, work: TopicWork, table: str, state: TableState) -> GroupMember:
+def group_member(
+    run: RunContext, work: TopicWork, table: str, state: TableState, report: TopicReport
+) -> GroupMember:
     """`table`, ready as `state` says, as a member of a group the format writes: the table of the
-    topic's records that `work` loads."""
+    topic's records that `work` loads, whose report holds its valid-through."""
     return GroupMember(
         table,
         state,
@@ -472,6 +475,7 @@ def group_member(run: RunContext, work: TopicWork, table: str, state: TableState
         {r.partition: r.end for r in work.ranges},
         staging_directory(run, table),
         records=work.span,
+        properties=valid_through_property(report.valid_through),
     )
 
 

@@ -44,6 +44,11 @@ class TopicWork:
     def span(self) -> int:
         return sum(r.span for r in self.ranges)
 
+    def reads_any_of(self, held: dict[int, int]) -> bool:
+        """Whether some offsets it reads are below a partition's end in `held` (a table's own account of
+        what it holds: a run stopped after the table's commit and before its manifest)."""
+        return any(held.get(r.partition, 0) > r.start for r in self.ranges)
+
     @property
     def single_type(self) -> bool:
         """Every record is the `<topic>-value` subject's (or a bad record): no event types to look for."""

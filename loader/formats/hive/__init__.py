@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pyspark.sql import DataFrame
 from pyspark.sql.types import StructType
 
-from loader.formats import Append, CurrentMerge, GroupMember
+from loader.formats import Append, CurrentMerge, GroupAppend, GroupMember
 from loader.formats.hive.many_tables import write_tables, writer_available
 from loader.formats.hive.metastore import add_partitions
 from loader.formats.hive.staging import require_one_file_system, stage_rows, staged_files
@@ -30,6 +30,22 @@ CURRENT_STATE_REFUSAL = (
     "current-state tables need row-level updates, which Hive ORC tables do not have: use "
     "--table-format iceberg for them (the history table loads as before)"
 )
+
+
+@dataclass(frozen=True)
+class _StagedMember:
+    """A member's files of a group's job, staged: kept by the run's manifest, or deleted."""
+
+    rows: int
+    staged: StagedTable
+    store: StateFiles
+    staging_dir: str
+
+    def keep(self) -> StagedTable:
+        return self.staged
+
+    def discard(self) -> None:
+        self.store.delete(self.staging_dir)
 
 
 @dataclass
@@ -83,6 +99,11 @@ class HiveFormat:
         """With the loader's writer on the classpath (see `many_tables`)."""
         return writer_available(self.catalog.spark)
 
+    def writes_alone_as_group(self) -> bool:
+        """With the loader's writer: it writes a busy topic's rows to their hour's file without the sort
+        Spark's writer does first (docs/loader.md, "A busy topic's rows written without a sort")."""
+        return self.appends_groups()
+
     def groups_hint(self) -> str | None:
         if self.appends_groups():
             return None
@@ -102,7 +123,7 @@ class HiveFormat:
     def merge_current(self, merge: CurrentMerge) -> None:
         raise ValueError(CURRENT_STATE_REFUSAL)
 
-    def append_group(self, rows: DataFrame, members: list[GroupMember]) -> list[tuple[StagedTable, int]]:
+    def append_group(self, rows: DataFrame, members: list[GroupMember]) -> list[GroupAppend]:
         for member in members:
             qualified = f"{self.catalog.database}.{member.table}"
             require_one_file_system(self.store, member.staging_dir, member.state.location, qualified)
@@ -123,7 +144,8 @@ class HiveFormat:
                 self.run_id,
                 lambda directories, table=member.table: self._moved_partitions(table, directories),
             )
-            staged.append((staged_table, sum(f.rows for f in written if f.member == i)))
+            rows_written = sum(f.rows for f in written if f.member == i)
+            staged.append(_StagedMember(rows_written, staged_table, self.store, member.staging_dir))
         return staged
 
     def _moved_partitions(self, table: str, directories: list[str]) -> dict[str, str]:
