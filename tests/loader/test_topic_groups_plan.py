@@ -12,6 +12,7 @@ class Work:
     name: str
     span: int
     single_type: bool = True
+    current_table: str | None = None
 
 
 def names(works: list[Work]) -> list[str]:
@@ -25,11 +26,12 @@ def test_small_topics_go_in_groups_of_the_size_asked_and_the_rest_alone() -> Non
     assert names(planned.alone) == ["big", "e"]  # a group of one is a topic's own pass
 
 
-def test_quiet_topics_and_topics_of_several_event_types_are_never_grouped() -> None:
-    work = [Work("quiet", 0), Work("types", 3, single_type=False), Work("a", 3), Work("b", 4)]
+def test_quiet_topics_topics_of_several_event_types_and_current_state_ones_are_never_grouped() -> None:
+    current = Work("current", 3, current_table="current_current")
+    work = [Work("quiet", 0), Work("types", 3, single_type=False), Work("a", 3), current, Work("b", 4)]
     planned = topic_groups(work, small_topic_records=100, topics_per_query=16)
     assert [names(g) for g in planned.groups] == [["a", "b"]]
-    assert names(planned.alone) == ["quiet", "types"]
+    assert names(planned.alone) == ["quiet", "types", "current"]
 
 
 def test_one_topic_per_query_loads_every_topic_alone() -> None:
