@@ -46,7 +46,7 @@ from loader.run.discover import Discovery, Sources, check_sources_answer, discov
 from loader.run.load import Pacing, load
 from loader.run.outcome import REFUSALS, exit_code, failed_topics_line, stopped, unanswered_advice
 from loader.run.plan import Limits, plan, with_found_event_types
-from loader.run.work import QUARANTINE_TABLE, CurrentStatePolicy, RunContext
+from loader.run.work import QUARANTINE_TABLE, CurrentStatePolicy, RunContext, TableClaim
 from loader.run_signals import STOP, StopRequested
 from loader.runtime.loader_session import spark_for
 from loader.runtime.spark_session import forget_cached_tables, interpreted_session
@@ -256,7 +256,7 @@ def _load(
     pacing = Pacing(settings.topic_threads, settings.small_topic_records, settings.topics_per_query)
     staged = load(context, planned.work, found.reports, pacing, console)
     report.topics = [found.reports[t] for t in sorted(found.reports)]
-    with_found_event_types(planned, found, settings.partition_granularity)
+    planned = with_found_event_types(planned, found, settings.partition_granularity)
     crash_point("after_staging")
     STOP.check()  # the last safe point before the commit point
     phases.done("load")
@@ -300,7 +300,7 @@ def _context(
         found.registry,
         found.lookup,
         interpreted_session(spark),
-        {table: f"topic {topic}" for topic, table in found.tables.items()},
+        {table: TableClaim(topic) for topic, table in found.tables.items()},
         registry_lock=found.registry_lock,
         current_state=CurrentStatePolicy(
             settings.current_state_topics, settings.no_current_state_topics, settings.current_state_history

@@ -14,7 +14,7 @@ from typing import Protocol
 from loader import printed
 from loader.reading.kafka_metadata import CleanupPolicies, compacted_topics_allowed
 from loader.report import TopicReport
-from loader.run.work import RunContext, TopicWork
+from loader.run.work import RunContext, TableClaim, TopicWork
 from loader.schema.change_envelope import is_change_envelope
 from loader.schema.current_state import current_state_topics, current_table_names, unchecked_compaction
 
@@ -60,9 +60,7 @@ def with_current_state(
     if refusal:
         printed.note(console, f"{', '.join(sorted(chosen))}: {refusal}")
         return work
-    tables = {
-        owner.removeprefix("topic "): table for table, owner in run.claims.items() if " " not in owner[6:]
-    }
+    tables = {owner.topic: table for table, owner in run.claims.items() if owner.history}
     tables.update({w.topic: w.table for w in work})
     names, collisions = current_table_names(tables, chosen)
     for collision in collisions:
@@ -73,7 +71,7 @@ def with_current_state(
         run.tables.prepare(sorted(names.values()))
     with run.tables.lock:
         for topic, name in names.items():
-            run.claims.setdefault(name, f"topic {topic}, current state")
+            run.claims.setdefault(name, TableClaim(topic, current_state=True))
     return [
         replace(w, current_table=names[w.topic], envelope=w.topic in envelopes) if w.topic in names else w
         for w in work

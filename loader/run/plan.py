@@ -33,7 +33,7 @@ class Limits:
     skip_tombstones: bool  # of topics that are not compacted (see `loader.config`)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Plan:
     """What the run loads: each topic's pass, and what its commit records."""
 
@@ -56,7 +56,7 @@ class Plan:
 
 
 def plan(found: Discovery, last: Manifest, sources: Sources, limits: Limits, started: datetime) -> Plan:
-    values, reports = found.values, found.reports
+    values, reports = dict(found.values), found.reports  # the discovery's own stays as it found them
     security, timeout_s = sources.kafka_security, sources.timeout_s
     looking = {t for t, value in values.items() if value is None and not last.event_types.get(t)}
     loading = [t for t in values if t not in looking]
@@ -135,17 +135,20 @@ def _topic_work(
     )
 
 
-def with_found_event_types(planned: Plan, found: Discovery, granularity: Granularity) -> None:
-    """After the passes: the event types a pass found are part of what its tables were made to hold, so
-    they are part of the signature its commit records."""
-    for w in planned.work:
-        planned.signatures[w.topic] = schemas_signature(
+def with_found_event_types(planned: Plan, found: Discovery, granularity: Granularity) -> Plan:
+    """The plan after the passes: the event types a pass found are part of what its tables were made to
+    hold, so they are part of the signature its commit records."""
+    found_now = {
+        w.topic: schemas_signature(
             found.values[w.topic],
             planned.keys[w.topic],
             found.reports[w.topic].event_types,
             found.lookup,
             granularity,
         )
+        for w in planned.work
+    }
+    return replace(planned, signatures={**planned.signatures, **found_now})
 
 
 def describe_ranges(report: TopicReport, ranges: list[OffsetRange]) -> None:

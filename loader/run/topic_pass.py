@@ -57,7 +57,7 @@ from loader.reading.registry_client import SubjectSchemas, describe_foreign_id
 from loader.reading.sql_text import named_struct
 from loader.reading.topic_read import CountedRead, observed_metrics, read_ranges
 from loader.report import TopicReport
-from loader.run.work import QUARANTINE_TABLE, RunContext, TopicWork
+from loader.run.work import QUARANTINE_TABLE, RunContext, TableClaim, TopicWork
 from loader.schema.column_defaults import existence_defaults, with_column_metadata
 from loader.schema.current_state import NO_KEY
 from loader.schema.table_evolution import TableState, UnrepresentableChange
@@ -174,7 +174,7 @@ def _targets(run: RunContext, work: TopicWork) -> list[Target]:
     for name, subject in work.event_types.items():
         schemas = _type_schemas(run, name, subject)
         table = event_table(work.topic, name)
-        owner = f"topic {work.topic}, event type {name}"
+        owner = TableClaim(work.topic, event_type=name)
         with run.tables.lock:
             claimed = run.claims.setdefault(table, owner)
         if claimed != owner:

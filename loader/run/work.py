@@ -65,9 +65,30 @@ class CurrentStatePolicy:
     history: bool = True
 
 
-@dataclass
+@dataclass(frozen=True)
+class TableClaim:
+    """What loads into a table: a topic's `<topic>-value` records, one of its event types (record-named
+    records), or its current state. Two claims of one table would mix records."""
+
+    topic: str
+    event_type: str | None = None
+    current_state: bool = False
+
+    @property
+    def history(self) -> bool:
+        """The topic's own table (its `<topic>-value` records)."""
+        return self.event_type is None and not self.current_state
+
+    def __str__(self) -> str:
+        if self.event_type is not None:
+            return f"topic {self.topic}, event type {self.event_type}"
+        return f"topic {self.topic}, current state" if self.current_state else f"topic {self.topic}"
+
+
+@dataclass(frozen=True)
 class RunContext:
-    """What every pass of a run shares."""
+    """What every pass of a run shares. Its fields do not change during a run; `claims` and `looked_at`
+    are the passes' shared registers (under `tables.lock`)."""
 
     database: str
     read: KafkaReadSettings  # how the passes read Kafka
@@ -80,8 +101,8 @@ class RunContext:
     lookup: SchemaLookup
     # The session of queries over many small topics (`loader.runtime.spark_session.interpreted_session`).
     small_topics_spark: SparkSession
-    # Table -> what loads into it ("topic t" or "topic t, event type n"): two owners would mix records.
-    claims: dict[str, str] = field(default_factory=dict)
+    # Table -> what loads into it: two owners would mix records.
+    claims: dict[str, TableClaim] = field(default_factory=dict)
     # Topic -> partition -> offset: how far this run looked into topics without event types (see
     # `loader.run.topic_pass`).
     looked_at: dict[str, dict[int, int]] = field(default_factory=dict)
