@@ -19,8 +19,8 @@ from loader import printed
 from loader.config import DECLARED, REQUIRED, LoaderSettings, problem, read_config_file
 from loader.formats.catalog_settings import take_catalog
 from loader.operations.lock import LockHeld, RunLock
+from loader.outcome.report import EXIT_LOCKED
 from loader.reading.security_settings import take_security
-from loader.report import EXIT_LOCKED
 from loader.setting_fields import Command, options
 
 
@@ -123,7 +123,7 @@ def run(config: Path | None, report_json: Path | None, debug: bool, **flags: Any
     """
     settings = _settings(config, **flags)
     if debug:
-        from loader.failure_trace import show_traces
+        from loader.outcome.trace import show_traces
 
         show_traces()
     from loader.observability.logs import jvm_lines_as_json, run_console
@@ -137,7 +137,7 @@ def run(config: Path | None, report_json: Path | None, debug: bool, **flags: Any
     lock = _local_lock_or_exit(settings, console)
     from loader import job
     from loader.observability.phases import process_started
-    from loader.run_signals import STOP, ignored_by_children
+    from loader.outcome.signals import STOP, ignored_by_children
     from loader.runtime.driver_scratch import remove_own
 
     STOP.install()  # SIGTERM, SIGINT: stop at the next safe point; a second one: at once
@@ -162,7 +162,7 @@ def run(config: Path | None, report_json: Path | None, debug: bool, **flags: Any
         sys.exit(EXIT_LOCKED)
     from loader.observability.logs import log_run
     from loader.observability.publish import publish_run
-    from loader.report import render, write_json
+    from loader.outcome.report import render, write_json
 
     publish_run(settings, reports, lambda text: printed.note(console, text))
     from loader.observability import audit_stream

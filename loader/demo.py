@@ -26,7 +26,7 @@ from rich.markup import escape
 
 from loader import job
 from loader.config import LoaderSettings
-from loader.report import render
+from loader.outcome.report import render
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EVENTS_PER_VERSION = 50

@@ -24,30 +24,30 @@ from rich.console import Console
 
 from loader import printed
 from loader.config import LoaderSettings
-from loader.failure_cause import Dependency, Places, classify
-from loader.failure_chain import exception_chain
-from loader.failure_message import Committed, failure_line, places_of
-from loader.failure_trace import log_trace
-from loader.fault_injection import crash_point
 from loader.formats import TableFormat
 from loader.formats.catalog_lock import CatalogUnavailable, catalog_lock_files
 from loader.formats.lookup import FormatPlace, open_format, open_state
 from loader.observability.phases import START, PhaseClock
 from loader.operations.lock import LockHeld, RunLock, Unlock, unlock_decision
+from loader.outcome.cause import Dependency, Places, classify
+from loader.outcome.chain import exception_chain
+from loader.outcome.fault_injection import crash_point
+from loader.outcome.message import Committed, failure_line
+from loader.outcome.report import EXIT_BAD_RECORDS, EXIT_FAILED, EXIT_LOCKED, EXIT_SIGNALLED, RunReport
+from loader.outcome.signals import STOP, StopRequested
+from loader.outcome.trace import log_trace
 from loader.planning.commit_protocol import CommitLog, CompletionPending
 from loader.planning.state_store import StateFiles
 from loader.reading.kafka_access import KafkaRefused, java_refusal
 from loader.reading.kafka_metadata import KafkaUnavailable
 from loader.reading.registry_client import RegistryUnavailable
 from loader.reading.topic_read import KafkaRead
-from loader.report import EXIT_BAD_RECORDS, EXIT_FAILED, EXIT_LOCKED, EXIT_SIGNALLED, RunReport
 from loader.run.commit import commit
 from loader.run.discover import Discovery, Sources, check_sources_answer, discover
 from loader.run.load import Pacing, load
-from loader.run.outcome import REFUSALS, exit_code, failed_topics_line, stopped, unanswered_advice
+from loader.run.outcome import REFUSALS, exit_code, failed_topics_line, places_of, stopped, unanswered_advice
 from loader.run.plan import Limits, plan, with_found_event_types
 from loader.run.work import QUARANTINE_TABLE, CurrentStatePolicy, RunContext, TableClaim
-from loader.run_signals import STOP, StopRequested
 from loader.runtime.loader_session import spark_for
 from loader.runtime.spark_session import forget_cached_tables, interpreted_session
 from loader.warehouse_layout import claim_database

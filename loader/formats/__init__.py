@@ -20,8 +20,8 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
+from loader.outcome.report import RunReport
 from loader.planning.commit_protocol import StagedTable
-from loader.report import RunReport
 from loader.runtime import spark_internals as internals
 from loader.schema.table_evolution import TableState
 

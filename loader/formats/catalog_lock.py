@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pyspark.errors import AnalysisException
 from pyspark.sql import SparkSession
 
-from loader.failure_chain import exception_chain
 from loader.formats.iceberg_catalogs import IcebergCatalog
 from loader.formats.iceberg_namespace import create_namespace
+from loader.outcome.chain import exception_chain
 
 LOCK_TABLE = "_loader_run_lock"
 OWNER_PROPERTY = "loader.run-lock.owner"

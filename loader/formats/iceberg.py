@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import StructType
 
-from loader.fault_injection import crash_point
 from loader.formats import Append, CurrentMerge, GroupAppend, GroupMember, columns_ddl
 from loader.formats.hive.metastore import add_partitions
 from loader.formats.hive.table_catalog import TableCatalog
@@ -34,9 +33,10 @@ from loader.formats.iceberg_groups import (
 from loader.formats.iceberg_schema import schema_updates, without_defaults
 from loader.formats.run_tables import check_run_tables
 from loader.formats.table_rows import conformed
+from loader.outcome.fault_injection import crash_point
+from loader.outcome.report import RunReport
 from loader.planning.commit_protocol import StagedTable
 from loader.planning.state_store import StateFiles
-from loader.report import RunReport
 from loader.runtime.java_values import java_class
 from loader.schema.alias_renames import field_aliases, implied_renames, renamed
 from loader.schema.column_defaults import field_defaults

@@ -25,9 +25,9 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
-from loader.fault_injection import crash_point
 from loader.formats import GROUP_MEMBER, GROUP_TIMESTAMP, group_rows_column
 from loader.formats.table_rows import conformed_value
+from loader.outcome.fault_injection import crash_point
 from loader.runtime.java_values import java_array, java_class, java_string_map, java_strings
 from loader.runtime.spark_session import loader_class
 

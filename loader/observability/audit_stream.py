@@ -20,7 +20,7 @@ from fastavro import parse_schema, schemaless_writer
 
 from loader.config import LoaderSettings
 from loader.observability.metrics import committed
-from loader.report import RunReport
+from loader.outcome.report import RunReport
 
 SCHEMA: dict[str, Any] = {
     "type": "record",

@@ -24,7 +24,7 @@ from typing import Any, TextIO
 
 from rich.console import Console
 
-from loader.report import RunReport
+from loader.outcome.report import RunReport
 
 LOGGER = "loader.run"
 _HANDLER_NAME = "loader-json-lines"

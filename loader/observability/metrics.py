@@ -30,8 +30,8 @@ from prometheus_client.registry import Collector, CollectorRegistry
 
 from loader.observability.phases import START
 from loader.operations.audit import AuditReport
+from loader.outcome.report import EXIT_BAD_RECORDS, EXIT_LOCKED, EXIT_OK, RunReport, TopicReport
 from loader.planning.freshness import parse_timestamp
-from loader.report import EXIT_BAD_RECORDS, EXIT_LOCKED, EXIT_OK, RunReport, TopicReport
 
 OTHER = "_other"  # the topic label of the topics beyond the `metrics-max-topics` bound, summed
 SampleKey = tuple[str, tuple[tuple[str, str], ...]]  # sample name (with `_total`), sorted labels

@@ -10,7 +10,7 @@ from loader.config import LoaderSettings
 from loader.observability.metrics import audit_metrics, run_metrics, samples_of
 from loader.observability.sinks import AUDIT_JOB, MetricsSinks, audit_file
 from loader.operations.audit import AuditReport
-from loader.report import RunReport
+from loader.outcome.report import RunReport
 
 
 def run_sinks(settings: LoaderSettings) -> MetricsSinks:

@@ -37,7 +37,6 @@ from rich.table import Table
 
 from loader import printed
 from loader.config import LoaderSettings
-from loader.fault_injection import crash_point
 from loader.formats.catalog_lock import CatalogUnavailable, catalog_lock_files
 from loader.formats.hive.metastore import add_partitions
 from loader.formats.lookup import open_state
@@ -59,9 +58,10 @@ from loader.operations.iceberg_maintenance import (
 )
 from loader.operations.lock import LockHeld, RunLock
 from loader.operations.relocation_record import Relocation, RelocationLog
+from loader.outcome.fault_injection import crash_point
+from loader.outcome.report import EXIT_FAILED, EXIT_LOCKED
 from loader.planning.commit_protocol import CommitLog
 from loader.planning.state_store import StateFiles
-from loader.report import EXIT_FAILED, EXIT_LOCKED
 from loader.runtime.spark_errors import first_line
 from loader.runtime.spark_session import forget_cached_tables
 from loader.warehouse_layout import MetastoreUnavailable, WarehouseMismatch, check_layout

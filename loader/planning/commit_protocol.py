@@ -30,8 +30,8 @@ from urllib.parse import unquote
 
 from py4j.protocol import Py4JJavaError
 
-from loader.failure_chain import exception_chain
-from loader.fault_injection import crash_point
+from loader.outcome.chain import exception_chain
+from loader.outcome.fault_injection import crash_point
 from loader.planning.offsets import TopicPartition
 from loader.planning.state_store import StateFiles
 

@@ -12,8 +12,8 @@ from dataclasses import replace
 from typing import Protocol
 
 from loader import printed
+from loader.outcome.report import TopicReport
 from loader.reading.kafka_metadata import CleanupPolicies, compacted_topics_allowed
-from loader.report import TopicReport
 from loader.run.work import RunContext, TableClaim, TopicWork
 from loader.schema.change_envelope import is_change_envelope
 from loader.schema.current_state import current_state_topics, current_table_names, unchecked_compaction

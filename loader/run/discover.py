@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
+from loader.outcome.report import TopicReport
 from loader.planning.commit_protocol import Manifest
 from loader.planning.kafka_identity import ClusterChanged, cluster_change
 from loader.reading.event_lookup import SchemaLookup
@@ -17,7 +18,6 @@ from loader.reading.event_types import topic_record_subjects
 from loader.reading.kafka_metadata import list_topics
 from loader.reading.kafka_security import KafkaSecurity
 from loader.reading.registry_client import RegistryClient, SubjectSchemas
-from loader.report import TopicReport
 from loader.run.work import QUARANTINE_TABLE
 from loader.schema.naming import table_names
 from pipeline_client.client_settings import RegistryClientSettings

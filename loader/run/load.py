@@ -13,14 +13,14 @@ from rich.console import Console
 from rich.progress import Progress
 
 from loader import printed
+from loader.outcome.report import TopicReport
+from loader.outcome.signals import STOP
 from loader.planning.commit_protocol import StagedTable
 from loader.planning.topic_groups import topic_groups
-from loader.report import TopicReport
 from loader.run.current_state import with_current_state
 from loader.run.topic_group_pass import load_group
 from loader.run.topic_pass import load_topic
 from loader.run.work import RunContext, TopicWork
-from loader.run_signals import STOP
 
 
 @dataclass(frozen=True)

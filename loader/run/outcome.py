@@ -1,17 +1,15 @@
 """What a run that stopped or failed says in its last line, and its exit status: the dependency that
-failed when the error's chain names one (see `loader.failure_cause`), and what was committed."""
+failed when the error's chain names one (see `loader.outcome.cause`), and what was committed."""
 
 from __future__ import annotations
 
-from loader.failure_cause import Dependency, Failure, Places, classify
-from loader.failure_chain import exception_chain
-from loader.failure_message import Committed, failure_line, what_to_do
+from typing import TYPE_CHECKING
+
 from loader.formats.one_format import MixedTableFormats
-from loader.planning.kafka_identity import ClusterChanged
-from loader.reading.kafka_access import KafkaRefused
-from loader.reading.kafka_metadata import KafkaUnavailable
-from loader.reading.registry_client import RegistryRefused, RegistryUnavailable
-from loader.report import (
+from loader.outcome.cause import Dependency, Failure, Places, classify
+from loader.outcome.chain import exception_chain
+from loader.outcome.message import Committed, failure_line, what_to_do
+from loader.outcome.report import (
     EXIT_BAD_RECORDS,
     EXIT_FAILED,
     EXIT_INCOMPLETE,
@@ -19,7 +17,32 @@ from loader.report import (
     EXIT_SIGNALLED,
     RunReport,
 )
+from loader.planning.kafka_identity import ClusterChanged
+from loader.reading.kafka_access import KafkaRefused
+from loader.reading.kafka_metadata import KafkaUnavailable
+from loader.reading.registry_client import RegistryRefused, RegistryUnavailable
 from loader.warehouse_layout import MetastoreUnavailable, WarehouseMismatch
+
+if TYPE_CHECKING:
+    from loader.config import LoaderSettings
+
+
+def places_of(settings: LoaderSettings) -> Places:
+    """Where the run's dependencies are, as the settings name them (a failed topic's reason names them)."""
+    store = settings.catalog_access.object_store
+    state = settings.state_location
+    on_store = state.startswith(("s3://", "s3a://"))
+    endpoint = (store.endpoint or "AWS S3") if store is not None else ("AWS S3" if on_store else None)
+    return Places(
+        bootstrap_servers=settings.bootstrap_servers,
+        registry_url=settings.registry_url,
+        metastore_uri=settings.metastore_uri,
+        warehouse=settings.warehouse,
+        state_location=state,
+        object_store=endpoint,
+        bucket=state.split("://", 1)[1].split("/", 1)[0] if on_store else None,
+    )
+
 
 # What stops a run before it loads anything, with a message that says why and what to do.
 REFUSALS = (

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from loader.outcome.report import TopicReport
 from loader.planning.commit_protocol import Manifest
 from loader.planning.freshness import timestamp_text, valid_through
 from loader.planning.kafka_identity import comparable_topic_ids
@@ -18,7 +19,6 @@ from loader.reading.event_types import event_table
 from loader.reading.kafka_access import require_read_access
 from loader.reading.kafka_metadata import compacted_topics, topic_ids, watermarks
 from loader.reading.registry_client import SubjectSchemas
-from loader.report import TopicReport
 from loader.run.discover import Discovery, Sources
 from loader.run.work import QUARANTINE_TABLE, TopicWork
 from loader.schema.partitioning import Granularity

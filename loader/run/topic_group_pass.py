@@ -21,10 +21,11 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
-from loader.failure_cause import classify, shared_by_every_topic
-from loader.failure_chain import exception_chain
-from loader.fault_injection import crash_point
 from loader.formats import GROUP_MEMBER, GROUP_TIMESTAMP, group_rows_column
+from loader.outcome.cause import classify, shared_by_every_topic
+from loader.outcome.chain import exception_chain
+from loader.outcome.fault_injection import crash_point
+from loader.outcome.report import TopicReport
 from loader.planning.commit_protocol import StagedTable
 from loader.reading.avro_decoder import avro_column
 from loader.reading.decoding import (
@@ -39,7 +40,6 @@ from loader.reading.decoding import (
 from loader.reading.registry_client import SubjectSchemas
 from loader.reading.sql_text import aliased, case_when, identifier, named_struct, string_literal
 from loader.reading.topic_read import GroupCountedRead, ReadCounts, read_ranges
-from loader.report import TopicReport
 from loader.run.topic_pass import (
     describe_tables,
     group_member,

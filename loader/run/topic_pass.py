@@ -16,11 +16,6 @@ from pyspark.sql import Column, DataFrame, Observation
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
-from loader.failure_cause import Places, classify
-from loader.failure_chain import exception_chain
-from loader.failure_message import where
-from loader.failure_trace import log_trace
-from loader.fault_injection import crash_point
 from loader.formats import (
     GROUP_MEMBER,
     GROUP_TIMESTAMP,
@@ -30,6 +25,12 @@ from loader.formats import (
     already_held,
     group_rows_column,
 )
+from loader.outcome.cause import Places, classify
+from loader.outcome.chain import exception_chain
+from loader.outcome.fault_injection import crash_point
+from loader.outcome.message import where
+from loader.outcome.report import TopicReport
+from loader.outcome.trace import log_trace
 from loader.planning.commit_protocol import StagedTable
 from loader.planning.current_seed import partitions_behind, seed_ranges
 from loader.planning.freshness import valid_through_property
@@ -56,7 +57,6 @@ from loader.reading.kafka_metadata import watermarks
 from loader.reading.registry_client import SubjectSchemas, describe_foreign_id
 from loader.reading.sql_text import named_struct
 from loader.reading.topic_read import CountedRead, observed_metrics, read_ranges
-from loader.report import TopicReport
 from loader.run.work import QUARANTINE_TABLE, RunContext, TableClaim, TopicWork
 from loader.schema.column_defaults import existence_defaults, with_column_metadata
 from loader.schema.current_state import NO_KEY

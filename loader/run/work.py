@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 
 from pyspark.sql import SparkSession
 
-from loader.failure_cause import Places
 from loader.formats import TableFormat
+from loader.outcome.cause import Places
 from loader.planning.commit_protocol import CommitLog
 from loader.planning.offsets import OffsetRange
 from loader.reading.event_lookup import SchemaLookup

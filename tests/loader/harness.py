@@ -25,8 +25,8 @@ from pyspark.sql import DataFrame, SparkSession
 from loader import job
 from loader.config import LoaderSettings
 from loader.formats.catalog_settings import take_catalog
+from loader.outcome.report import RunReport
 from loader.reading.kafka_metadata import watermarks
-from loader.report import RunReport
 from tests.fixtures.kafka import KafkaBroker
 from tests.fixtures.object_store import BUCKET, REGION
 from tests.fixtures.rest_catalog import RestCatalogService
@@ -219,7 +219,7 @@ class Harness:
         return self.in_loader_application(
             f"""
             from loader import job
-            from loader.failure_trace import show_traces
+            from loader.outcome.trace import show_traces
             show_traces()  # as `loader run --debug`: a failed topic's trace in the stderr
             report = job.run(settings, spark, Console(file=sys.stderr))
             rows = [

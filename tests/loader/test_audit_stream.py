@@ -16,7 +16,7 @@ from confluent_kafka.serialization import MessageField, SerializationContext
 from fastavro import parse_schema, schemaless_reader
 
 from loader.observability.audit_stream import SCHEMA, audit_counts, framed, key_of
-from loader.report import RunReport, TopicReport
+from loader.outcome.report import RunReport, TopicReport
 from tests.loader.harness import Harness, record_schema
 
 EVENT = record_schema("Visit", [{"name": "n", "type": "long", "doc": "Sequence number."}])

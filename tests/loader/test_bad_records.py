@@ -10,7 +10,7 @@ import pytest
 from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
 from pyspark.sql import SparkSession
 
-from loader.report import EXIT_BAD_RECORDS
+from loader.outcome.report import EXIT_BAD_RECORDS
 from tests.loader.harness import Harness, record_schema
 
 pytestmark = pytest.mark.integration

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from loader.report import EXIT_FAILED
+from loader.outcome.report import EXIT_FAILED
 from tests.fixtures.kafka import KafkaBroker
 from tests.fixtures.ports import free_port
 from tests.loader.harness import Harness, committed_offsets, record_schema

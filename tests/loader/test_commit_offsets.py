@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
+from loader.outcome.report import RunReport, TopicReport
 from loader.planning.commit_protocol import CommitLog, Manifest
 from loader.planning.offsets import OffsetRange
 from loader.planning.state_store import StateStore
-from loader.report import RunReport, TopicReport
 from loader.run.commit import commit
 from loader.run.plan import Plan
 

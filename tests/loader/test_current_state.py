@@ -8,7 +8,7 @@ import json
 import pytest
 from rich.console import Console
 
-from loader.report import RunReport, TopicReport, render
+from loader.outcome.report import RunReport, TopicReport, render
 from loader.schema.change_envelope import is_change_envelope
 from loader.schema.current_state import (
     KeyedChange,

@@ -18,11 +18,11 @@ from confluent_kafka.serialization import MessageField
 from pyspark.sql import SparkSession
 from rich.console import Console
 
-from loader.fault_injection import CURRENT_STATE_CRASH_POINTS
 from loader.operations.audit import audit
 from loader.operations.audit import render as render_audit
 from loader.operations.current_state_audit import reconcile_current
-from loader.report import EXIT_FAILED
+from loader.outcome.fault_injection import CURRENT_STATE_CRASH_POINTS
+from loader.outcome.report import EXIT_FAILED
 from loader.run.work import QUARANTINE_TABLE
 from loader.schema.current_state import NO_KEY, KeyedChange, change_action, current_rows
 from loader.schema.naming import table_name

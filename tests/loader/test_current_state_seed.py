@@ -13,8 +13,8 @@ import pytest
 from confluent_kafka import Producer
 from pyspark.sql import SparkSession
 
-from loader.fault_injection import CURRENT_STATE_CRASH_POINTS
 from loader.operations.audit import audit
+from loader.outcome.fault_injection import CURRENT_STATE_CRASH_POINTS
 from loader.run.work import QUARANTINE_TABLE
 from loader.schema.current_state import KeyedChange, change_action, current_rows
 from loader.schema.naming import table_name

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from loader.report import EXIT_FAILED
+from loader.outcome.report import EXIT_FAILED
 from tests.loader.harness import Harness, committed_offsets, record_schema
 
 pytestmark = pytest.mark.integration

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from loader.report import EXIT_INCOMPLETE
+from loader.outcome.report import EXIT_INCOMPLETE
 from loader.schema.naming import table_name
 from tests.fixtures.hive_metastore import METASTORE_SCRIPT, HiveMetastore
 from tests.fixtures.ports import free_port

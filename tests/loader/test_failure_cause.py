@@ -11,12 +11,12 @@ import socket
 import pytest
 import requests
 
-from loader.failure_cause import Dependency, Failure, Places, classify, shared_by_every_topic
-from loader.failure_chain import Link, exception_chain, named_in
-from loader.failure_message import Committed, failure_line
+from loader.outcome.cause import Dependency, Failure, Places, classify, shared_by_every_topic
+from loader.outcome.chain import Link, exception_chain, named_in
+from loader.outcome.message import Committed, failure_line
+from loader.outcome.report import RunReport, TopicReport
 from loader.planning.commit_protocol import CompletionPending, DamagedStateFile
 from loader.reading.registry_client import RegistryUnavailable
-from loader.report import RunReport, TopicReport
 from loader.run.outcome import failed_topics_line
 from tests.fixtures.ports import free_port
 

@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from loader.failure_trace import TRACE_LOGGER, log_trace, show_traces
+from loader.outcome.trace import TRACE_LOGGER, log_trace, show_traces
 
 
 def failed() -> BaseException:

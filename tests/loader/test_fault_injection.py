@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from loader.fault_injection import crash_point
+from loader.outcome.fault_injection import crash_point
 
 
 def paused_run(point: str) -> threading.Thread:

@@ -18,7 +18,7 @@ from loader.formats.iceberg import summary_key
 from loader.job import QUARANTINE_TABLE
 from loader.operations.audit import audit
 from loader.operations.maintain import maintain
-from loader.report import EXIT_BAD_RECORDS
+from loader.outcome.report import EXIT_BAD_RECORDS
 from loader.schema.naming import table_name
 from tests.loader.harness import Harness, record_schema
 

@@ -13,8 +13,8 @@ from confluent_kafka.serialization import MessageField
 from pyspark.sql import SparkSession
 
 from loader.operations.audit import audit
+from loader.outcome.report import TopicReport
 from loader.reading.kafka_metadata import watermarks
-from loader.report import TopicReport
 from loader.schema.naming import table_name
 from tests.loader.harness import (
     Harness,

@@ -13,19 +13,11 @@ LOADER = Path(__file__).resolve().parents[2] / "loader"
 
 # Lowest first. A unit is a sub-package of `loader` or one of its top-level modules.
 LAYERS: list[set[str]] = [
-    {
-        "failure_chain",
-        "failure_cause",
-        "failure_trace",
-        "printed",
-        "report",
-        "run_signals",
-        "fault_injection",
-    },
+    {"outcome", "printed"},
     {"setting_fields", "schema"},
     {"runtime", "planning"},
     {"reading", "warehouse_layout", "formats"},
-    {"config", "failure_message"},
+    {"config"},
     {"operations"},
     {"observability", "run"},
     {"job"},

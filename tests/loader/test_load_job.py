@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 import pytest
 from pyspark.sql import SparkSession
 
-from loader.report import EXIT_BAD_RECORDS, EXIT_FAILED
+from loader.outcome.report import EXIT_BAD_RECORDS, EXIT_FAILED
 from tests.loader.harness import Harness, record_schema
 
 pytestmark = pytest.mark.integration

@@ -26,7 +26,7 @@ from loader.job import QUARANTINE_TABLE
 from loader.operations.audit import audit
 from loader.operations.lock import RunLock
 from loader.operations.maintain import COMPACTED_DIR, CRASH_POINTS, maintain
-from loader.report import EXIT_LOCKED
+from loader.outcome.report import EXIT_LOCKED
 from loader.schema.naming import table_name
 from tests.fixtures.hive_metastore import HiveMetastore
 from tests.infrastructure.test_hive_metastore_service import SESSION

@@ -24,7 +24,7 @@ from rich.console import Console
 
 from loader.operations import status
 from loader.operations.audit import audit
-from loader.report import TopicReport
+from loader.outcome.report import TopicReport
 from loader.schema.naming import table_name
 from tests.loader.harness import Harness, committed_offsets
 from tests.loader.test_run_process import killed_runs

@@ -27,9 +27,9 @@ from loader.observability.metrics import (
 from loader.observability.phases import START
 from loader.observability.sinks import MetricsSinks, audit_file, write_atomically
 from loader.operations.audit import AuditReport, WindowAudit
+from loader.outcome.report import RunReport, TopicReport
 from loader.planning.freshness import parse_timestamp, timestamp_text, valid_through
 from loader.planning.offsets import OffsetRange
-from loader.report import RunReport, TopicReport
 from tests.fixtures.ports import free_port
 
 STARTED = "2026-11-28T12:00:00+00:00"

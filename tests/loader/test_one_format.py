@@ -7,7 +7,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from loader.formats.one_format import MixedTableFormats, format_of_metastore_table, raise_mixed_formats
-from loader.report import EXIT_FAILED
+from loader.outcome.report import EXIT_FAILED
 from loader.schema.naming import table_name
 from tests.loader.harness import Harness, record_schema
 

@@ -13,7 +13,7 @@ from rich.console import Console
 from loader import printed
 from loader.operations import audit, maintain, status
 from loader.operations.maintain import MaintainReport, PartitionAction
-from loader.report import RunReport, TopicReport, render
+from loader.outcome.report import RunReport, TopicReport, render
 
 # What the AWS SDK says of a store that does not answer, and text that looks like a style.
 OUTSIDE = "Connect to 127.0.0.1:9000 [/127.0.0.1] failed: [bold]Connection refused[/bold] [/x]"

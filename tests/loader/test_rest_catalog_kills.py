@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from loader.fault_injection import ICEBERG_CRASH_POINTS
+from loader.outcome.fault_injection import ICEBERG_CRASH_POINTS
 from tests.fixtures.rest_catalog import RestCatalogService
 from tests.loader.harness import Harness, on_rest_catalog
 from tests.loader.test_run_process import killed_at_every_step_then_run

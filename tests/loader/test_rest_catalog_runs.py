@@ -31,7 +31,7 @@ from loader.formats.iceberg_catalogs import IcebergCatalog, spark_catalog_conf
 from loader.job import QUARANTINE_TABLE
 from loader.operations.audit import audit
 from loader.operations.status import collect
-from loader.report import EXIT_LOCKED, RunReport, render
+from loader.outcome.report import EXIT_LOCKED, RunReport, render
 from loader.schema.naming import table_name
 from tests.fixtures.object_store import BUCKET
 from tests.fixtures.ports import free_port

@@ -18,8 +18,8 @@ import pytest
 from pyspark.sql import SparkSession
 
 from loader.operations.lock import RunLock
+from loader.outcome.report import EXIT_LOCKED
 from loader.planning.state_store import StateStore
-from loader.report import EXIT_LOCKED
 from loader.runtime.spark_session import embedded_metastore
 from tests.loader.harness import Harness, record_schema
 

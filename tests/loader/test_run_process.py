@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from loader.fault_injection import CRASH_POINTS, ICEBERG_CRASH_POINTS
 from loader.job import QUARANTINE_TABLE
 from loader.operations.audit import audit
+from loader.outcome.fault_injection import CRASH_POINTS, ICEBERG_CRASH_POINTS
+from loader.outcome.report import EXIT_LOCKED
 from loader.reading.kafka_metadata import watermarks
-from loader.report import EXIT_LOCKED
 from loader.runtime.spark_session import EMBEDDED_METASTORE_DIR
 from loader.schema.naming import table_name
 from tests.loader.harness import (

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from loader.report import EXIT_SIGNALLED
-from loader.run_signals import Action, RunStop, StopRequested, action_for
+from loader.outcome.report import EXIT_SIGNALLED
+from loader.outcome.signals import Action, RunStop, StopRequested, action_for
 from loader.runtime.driver_scratch import PREFIX
 from loader.schema.naming import table_name
 from tests.loader.harness import REPO_ROOT, Harness, committed_offsets, record_schema

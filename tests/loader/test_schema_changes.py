@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from pyspark.sql import SparkSession
 
+from loader.outcome.report import EXIT_FAILED, RunReport, TopicReport
 from loader.reading.decoding import METADATA_COLUMNS
-from loader.report import EXIT_FAILED, RunReport, TopicReport
 from tests.fixtures.kafka import KafkaBroker
 from tests.loader.harness import Harness, record_schema
 

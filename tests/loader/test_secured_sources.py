@@ -22,8 +22,8 @@ from pyspark.sql import SparkSession
 from rich.console import Console
 
 from loader import job
+from loader.outcome.report import EXIT_FAILED
 from loader.reading.kafka_security import KafkaSecurity
-from loader.report import EXIT_FAILED
 from loader.schema.naming import table_name
 from pipeline_client.client_settings import RegistryClientSettings
 from pipeline_client.secret_values import Secret, secret_from_file

@@ -20,7 +20,7 @@ from pyspark.sql.types import StructType
 from loader.formats.hive import many_tables
 from loader.job import QUARANTINE_TABLE
 from loader.operations.audit import audit
-from loader.report import EXIT_BAD_RECORDS, EXIT_FAILED, RunReport
+from loader.outcome.report import EXIT_BAD_RECORDS, EXIT_FAILED, RunReport
 from loader.runtime.spark_session import interpreted_session
 from loader.schema.naming import table_name
 from tests.loader.harness import Harness, record_schema

@@ -9,7 +9,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from loader.observability.metrics import parse_samples
-from loader.report import EXIT_FAILED
+from loader.outcome.report import EXIT_FAILED
 from tests.fixtures.ports import free_port
 from tests.loader.harness import Harness, record_schema
 

@@ -14,9 +14,9 @@ from pyspark.sql import SparkSession
 from loader.formats.hive.table_catalog import TableCatalog
 from loader.formats.hive.table_properties import record_valid_through
 from loader.operations import status
+from loader.outcome.report import RunReport, TopicReport
 from loader.planning.freshness import PROPERTY, parse_timestamp
 from loader.planning.state_store import StateStore
-from loader.report import RunReport, TopicReport
 from loader.schema.naming import table_name
 from tests.loader.harness import Harness, record_schema
 

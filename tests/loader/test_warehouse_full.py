@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from loader.report import EXIT_FAILED
+from loader.outcome.report import EXIT_FAILED
 from loader.schema.naming import table_name
 from tests.loader.harness import Harness, committed_offsets, record_schema
 

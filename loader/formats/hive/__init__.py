@@ -18,9 +18,9 @@ from loader.formats.hive.staging import require_one_file_system, stage_rows, sta
 from loader.formats.hive.table_catalog import TableCatalog
 from loader.formats.hive.table_properties import record_valid_through
 from loader.formats.run_tables import check_run_tables
+from loader.outcome.report import RunReport
 from loader.planning.commit_protocol import StagedTable
 from loader.planning.state_store import StateFiles
-from loader.report import RunReport
 from loader.schema.partitioning import Granularity
 from loader.schema.table_evolution import TableState
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from loader.formats.hive.table_catalog import TableCatalog
+from loader.outcome.report import RunReport
 from loader.planning.freshness import due_for_recording, valid_through_property
 from loader.reading.sql_text import identifier, string_literal
-from loader.report import RunReport
 
 
 def set_properties_sql(qualified: str, properties: dict[str, str]) -> str:

@@ -1,5 +1,5 @@
 """The whole stack trace of what failed (Spark's and Py4J's included) goes to the `loader.trace` logger at
-debug level; the run's own message says what failed in a line (`loader.failure_message`). `loader run
+debug level; the run's own message says what failed in a line (`loader.outcome.message`). `loader run
 --debug` prints the traces to stderr."""
 
 from __future__ import annotations

@@ -5,28 +5,8 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from loader.failure_cause import Dependency, Failure, Places
-
-if TYPE_CHECKING:
-    from loader.config import LoaderSettings
-
-
-def places_of(settings: LoaderSettings) -> Places:
-    store = settings.catalog_access.object_store
-    state = settings.state_location
-    on_store = state.startswith(("s3://", "s3a://"))
-    endpoint = (store.endpoint or "AWS S3") if store is not None else ("AWS S3" if on_store else None)
-    return Places(
-        bootstrap_servers=settings.bootstrap_servers,
-        registry_url=settings.registry_url,
-        metastore_uri=settings.metastore_uri,
-        warehouse=settings.warehouse,
-        state_location=state,
-        object_store=endpoint,
-        bucket=state.split("://", 1)[1].split("/", 1)[0] if on_store else None,
-    )
+from loader.outcome.cause import Dependency, Failure, Places
 
 
 @dataclass(frozen=True)

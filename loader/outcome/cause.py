@@ -1,6 +1,6 @@
 """Which dependency of a run failed, and why in plain words, decided from an exception's chain alone.
 
-The chain (`loader.failure_chain`) gives each exception's class name and message; nothing here talks to
+The chain (`loader.outcome.chain`) gives each exception's class name and message; nothing here talks to
 anything. A cause is named only when a link of the chain says it (a class, an errno's text): a chain that
 names no known cause is a failure of no known dependency (`classify` gives None), and the run reports it
 as it is.
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from loader.failure_chain import Link
+from loader.outcome.chain import Link
 
 
 class Dependency(StrEnum):

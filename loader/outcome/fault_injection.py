@@ -8,7 +8,7 @@ import signal
 import time
 from pathlib import Path
 
-from loader.run_signals import STOP
+from loader.outcome.signals import STOP
 
 CRASH_POINTS = (
     "after_recovery",
@@ -34,7 +34,7 @@ def crash_point(name: str) -> None:
     """Kills this process at once (no cleanup, like `kill -9`) when LOADER_CRASH_AT names this point;
     waits there when LOADER_PAUSE_AT is `<point>:<seconds>` (to hold a run in place for a test), as a
     step of work would: until the time is up, or until a signal asks the run to stop
-    (`loader.run_signals`), as a Spark job ends when the signal cancels it. With LOADER_PAUSED_FILE, a
+    (`loader.outcome.signals`), as a Spark job ends when the signal cancels it. With LOADER_PAUSED_FILE, a
     file made when the wait starts tells the test the run is there, and the test removing it ends the
     wait: the test lets the run go on once it has done what it paused the run for."""
     if os.environ.get("LOADER_CRASH_AT") == name:

@@ -27,7 +27,7 @@ from contextlib import contextmanager, suppress
 from enum import Enum
 from types import FrameType
 
-from loader.report import EXIT_SIGNALLED
+from loader.outcome.report import EXIT_SIGNALLED
 
 SIGNALS = (signal.SIGTERM, signal.SIGINT)
 

@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from loader import printed
-from loader.failure_cause import Failure
+from loader.outcome.cause import Failure
 
 TopicStatus = Literal["loaded", "up to date", "skipped", "failed"]
 
