@@ -187,7 +187,7 @@ class LoaderSettings:
     small_topic_records: Annotated[
         int,
         Setting(
-            "Hive tables: topics with at most this many new offsets share one query and one write job, "
+            "Topics with at most this many new offsets share one query and one write job, "
             'topics-per-query at a time (see "Many topics and big backlogs").',
             RUN,
         ),
