@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from typing import Any
@@ -13,7 +14,6 @@ from typing import Any
 from flask import Flask, Response, g, request
 from sqlalchemy import text
 
-from registry.api.common import reply
 from registry.config import RegistryConfig
 from registry.observability import logs, metrics
 from registry.storage.repository import Registry
@@ -43,6 +43,11 @@ def refusal_kind(error_code: object) -> str:
     return _REFUSAL_KINDS.get(error_code, "other") if isinstance(error_code, int) else "other"
 
 
+def _health(body: dict[str, str], status: int) -> Response:
+    """``/health``'s answer: plain JSON, for probes rather than Confluent's clients."""
+    return Response(json.dumps(body), status=status, mimetype="application/json")
+
+
 def install_observability(app: Flask, cfg: RegistryConfig, registry: Registry) -> None:
     """Adds the two operator routes, per-request ids, access logs, metrics and cache counters."""
     _observe_caches(registry)
@@ -55,8 +60,8 @@ def install_observability(app: Flask, cfg: RegistryConfig, registry: Registry) -
                 session.execute(text("SELECT 1"))
         except Exception as exc:  # any failure means "not ready"
             log.warning("health check failed: %s", type(exc).__name__)
-            return reply({"status": "unavailable", "database": "unreachable"}, 503)
-        return reply({"status": "ok"}, 200)
+            return _health({"status": "unavailable", "database": "unreachable"}, 503)
+        return _health({"status": "ok"}, 200)
 
     @app.get(METRICS_PATH)
     def prometheus() -> Response:

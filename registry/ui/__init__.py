@@ -5,6 +5,11 @@ small script only filters as you type and adds copy buttons). A blueprint of its
 it reads through the same repository and service code, and answers with HTML pages, also for errors, under
 a Content-Security-Policy that allows no inline script. Its only writes are an admin's (``admin``): a
 subject's level and mode, and deleting versions, through the same repository calls as the API.
+
+What a page shows is computed without Flask, from the repository: ``browsing`` (subjects, versions,
+search), ``candidate`` (a candidate schema checked as the pre-commit check would), ``version_summary``,
+``contract_view`` and ``contract_diff`` (what changed between versions), ``field_tree`` (a schema's fields
+as a tree); ``views`` and ``admin`` are the Flask glue.
 """
 
 from __future__ import annotations

@@ -19,11 +19,11 @@ from werkzeug.exceptions import HTTPException, NotFound
 from registry.auth.permissions import Role
 from registry.compatibility import CompatibilityLevel
 from registry.config import RegistryConfig
-from registry.service import browsing, candidate, errors
+from registry.service import errors
 from registry.service import requests as parse
 from registry.service.requests import LATEST, MODES
 from registry.storage.repository import Registry
-from registry.ui import assets, csrf
+from registry.ui import assets, browsing, candidate, csrf
 
 bp = Blueprint(
     "ui",

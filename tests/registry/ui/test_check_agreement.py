@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from registry.service.candidate import Verdict
+from registry.ui.candidate import Verdict
 from tests.registry.ui.helpers import CT, api, api_path, register
 
 ADDRESS = {

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from registry.service.contract_diff import (
+from registry.service.contracts import parse_metadata, parse_rule_set
+from registry.ui.contract_diff import (
     ContractChange,
     contract_changes,
     path_tags,
     rule_changes,
     rule_rows,
 )
-from registry.service.contracts import parse_metadata, parse_rule_set
 
 
 def rule(name: str, **extra: object) -> dict[str, object]:

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from registry.compatibility import parse_schema
-from registry.service.field_tree import TreeRow, field_tree
+from registry.ui.field_tree import TreeRow, field_tree
 
 
 def tree(schema: Any) -> list[tuple[int, str, str, str]]:

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from registry.service.contract_diff import ContractChange
 from registry.service.search import Hit, mentions, schema_hits, searchable
-from registry.service.version_summary import FieldChange, field_changes, summary_line
+from registry.ui.contract_diff import ContractChange
+from registry.ui.version_summary import FieldChange, field_changes, summary_line
 from tests.registry.ui.helpers import SUBJECT, api, page_view, register
 from tests.registry.ui.test_pages import html, rows
 

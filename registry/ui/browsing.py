@@ -24,13 +24,13 @@ from registry.compatibility import (
     diff_schemas,
 )
 from registry.service import errors
-from registry.service.candidate import ReferenceRow
-from registry.service.contract_diff import ContractChange, contract_changes
-from registry.service.contract_view import ConfigItem, ContractView, contract_view, subject_config
-from registry.service.field_tree import TreeRow, field_tree
 from registry.service.requests import LATEST, validate_subject
 from registry.service.search import Digest, Hit, candidate_text, digest_hits, mentions, searchable
-from registry.service.version_summary import version_summaries
+from registry.ui.candidate import ReferenceRow
+from registry.ui.contract_diff import ContractChange, contract_changes
+from registry.ui.contract_view import ConfigItem, ContractView, contract_view, subject_config
+from registry.ui.field_tree import TreeRow, field_tree
+from registry.ui.version_summary import version_summaries
 
 if TYPE_CHECKING:
     from registry.storage.repository import Registry

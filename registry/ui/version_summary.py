@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
-from registry.service.contract_diff import ContractChange, contract_changes
+from registry.ui.contract_diff import ContractChange, contract_changes
 
 if TYPE_CHECKING:
     from registry.storage.repository import Registry

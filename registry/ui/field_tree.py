@@ -16,7 +16,7 @@ from registry.compatibility import ParsedSchema
 from registry.compatibility.diff import default_text, type_label
 from registry.compatibility.hints import root_label
 from registry.compatibility.schema_model import Node
-from registry.service.contract_diff import path_tags
+from registry.ui.contract_diff import path_tags
 
 __all__ = ["TreeRow", "field_tree"]
 

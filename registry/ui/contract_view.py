@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from registry.service import errors
-from registry.service.contract_diff import rule_rows
+from registry.ui.contract_diff import rule_rows
 
 if TYPE_CHECKING:
     from registry.storage.repository import Registry
