@@ -119,7 +119,7 @@ class ReadCounts:
     records: dict[str, int] = field(default_factory=dict)
     tombstones: dict[str, int] = field(default_factory=dict)
     newest: str | None = None  # the newest record's Kafka timestamp (ISO 8601, UTC); None: none read
-    keyless: int = 0  # records without a key (refused from a current-state table)
+    keyless: int | None = 0  # records without a key (refused from a current-state table); None: not counted
 
 
 def observed_metrics(observation: Observation, *names: str) -> dict[str, Any] | None:
@@ -167,10 +167,27 @@ class CountedRead:
 class GroupCountedRead:
     """A read of several topics (`member`: which of `members` a record's topic is) whose records are
     counted per topic and window by whatever action runs over it first: one histogram over the number
-    `window * members + member` (see `loader.reading.window_counts`)."""
+    `window * members + member` (see `loader.reading.window_counts`).
 
-    def __init__(self, frame: DataFrame, member: F.Column, members: int) -> None:
-        self._plain, self._member, self._members = frame, member, members
+    With `member_column`, `frame` gets the member as a column of that name, computed once per record
+    below the counting: the aggregates (two per member) and the caller's expressions over it then read
+    a number, where the expression itself (a topic name compared with each member's) would be evaluated
+    again by each of them (measured in the benchmarks' README, "A group's member computed once").
+
+    Records without a key are counted (one aggregate per member) only with `keyless`: only a current-state
+    table refuses them, and such a topic is read alone (`loader.planning.topic_groups`)."""
+
+    def __init__(
+        self,
+        frame: DataFrame,
+        member: F.Column,
+        members: int,
+        member_column: str | None = None,
+        keyless: bool = True,
+    ) -> None:
+        if member_column is not None:
+            frame, member = frame.withColumn(member_column, member), F.col(member_column)
+        self._plain, self._member, self._members, self._keyless = frame, member, members, keyless
         self._observation = Observation(f"loader_read_{uuid.uuid4().hex}")  # unique: topics run side by side
         window = _window("timestamp")
         key = window * members + member
@@ -186,7 +203,7 @@ class GroupCountedRead:
             # Each member's records without a key: one aggregate per member.
             *(
                 F.count_if((member == m) & F.col("key").isNull()).alias(f"keyless_{m}")
-                for m in range(members)
+                for m in range(members if keyless else 0)
             ),
         )
 
@@ -194,7 +211,7 @@ class GroupCountedRead:
         """Each member's counts, once an action ran over `frame`; counted again with a GROUP BY when
         the histogram's bins could not keep every topic's window apart."""
         newest = [f"newest_{m}" for m in range(self._members)]
-        keyless = [f"keyless_{m}" for m in range(self._members)]
+        keyless = [f"keyless_{m}" for m in range(self._members if self._keyless else 0)]
         observed = observed_metrics(
             self._observation, "lowest", "highest", "records", "tombstones", *newest, *keyless
         )
@@ -208,7 +225,7 @@ class GroupCountedRead:
                     records[m],
                     tombstones[m],
                     micros_text(observed[newest[m]]),
-                    int(observed[keyless[m]] or 0),
+                    self._keyless_of(observed, m),
                 )
                 for m in range(self._members)
             ]
@@ -221,10 +238,13 @@ class GroupCountedRead:
                 summed((int(r["w"]), int(r["records"])) for r in rows if r["m"] == m),
                 summed((int(r["w"]), int(r["tombstones"])) for r in rows if r["m"] == m),
                 micros_text(observed[newest[m]]),
-                int(observed[keyless[m]] or 0),
+                self._keyless_of(observed, m),
             )
             for m in range(self._members)
         ]
+
+    def _keyless_of(self, observed: dict[str, Any], member: int) -> int | None:
+        return int(observed[f"keyless_{member}"] or 0) if self._keyless else None
 
     def _counted_again(self) -> list[ReadCounts]:
         """Every count of `counts`, from a GROUP BY over the same ranges (a second read of them)."""
@@ -244,7 +264,7 @@ class GroupCountedRead:
                     summed((int(r["w"]), int(r["records"])) for r in mine),
                     summed((int(r["w"]), int(r["tombstones"])) for r in mine),
                     micros_text(newest),
-                    sum(int(r["keyless"]) for r in mine),
+                    sum(int(r["keyless"]) for r in mine) if self._keyless else None,
                 )
             )
         return counts

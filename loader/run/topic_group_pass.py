@@ -95,9 +95,9 @@ def _load(run: RunContext, group: list[TopicWork], reports: dict[str, TopicRepor
     spark = run.small_topics_spark
     numbers = F.expr(case_when((f"`topic` = {string_literal(w.topic)}", str(i)) for i, w in enumerate(group)))
     raw = read_ranges(spark, run.read, [r for w in group for r in w.ranges])
-    read = GroupCountedRead(raw, numbers, len(group))
+    read = GroupCountedRead(raw, numbers, len(group), TOPIC_MEMBER, keyless=False)
     decodings = [decoding_columns(_values(w), w.keys, DecodedNames.numbered(i)) for i, w in enumerate(group)]
-    judged = _decoded(read.frame.withColumn(TOPIC_MEMBER, numbers), decodings)
+    judged = _decoded(read.frame, decodings)
     rows = {
         i: named_struct(
             table_columns_of(user_fields(judged, d.names.event), d.names, d.has_key_schema).items()
