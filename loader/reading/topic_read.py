@@ -172,7 +172,7 @@ class GroupCountedRead:
     With `member_column`, `frame` gets the member as a column of that name, computed once per record
     below the counting: the aggregates (two per member) and the caller's expressions over it then read
     a number, where the expression itself (a topic name compared with each member's) would be evaluated
-    again by each of them (measured in the benchmarks' README, "A group's member computed once").
+    again by each of them (measured in benchmarks/JOURNAL.md, "A group's member computed once").
 
     Records without a key are counted (one aggregate per member) only with `keyless`: only a current-state
     table refuses them, and such a topic is read alone (`loader.planning.topic_groups`)."""
