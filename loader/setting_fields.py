@@ -1,23 +1,14 @@
-"""How a setting of the loader is declared, and what follows from its declaration.
-
-A setting is a field of a dataclass (`loader.config.LoaderSettings`, and the security settings of
-`loader.reading.security_settings`) annotated with a `Setting`: its help text and the commands that take
-it. Its type and default are the field's. From that follow its flag (`--records-per-task`), its
-environment variable (`LOADER_RECORDS_PER_TASK`), its config file key (`records-per-task`, or
-`records_per_task`) and its row in the manual's tables (docs/loader.md). This module imports nothing of
-the loader: the declarations import it.
-"""
+"""The loader's part of how a setting is declared (`declared_settings.fields`): its commands, which a
+setting takes unless it says otherwise, and its variables' prefix (`LOADER_`). This module imports nothing
+of the loader: the declarations import it."""
 
 from __future__ import annotations
 
-import dataclasses
-import re
-import types
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
 
-import click
+from declared_settings import fields
+from declared_settings.fields import Command, Declared, config_keys, options, with_tables
 
 COMMANDS = ("run", "status", "audit", "maintain", "unlock")
 RUN = ("run",)
@@ -25,160 +16,35 @@ METRICS = ("run", "audit")
 MAINTAIN = ("maintain",)
 ENV_PREFIX = "LOADER_"
 
-Command = TypeVar("Command", bound=Callable[..., Any])
+__all__ = [
+    "COMMANDS",
+    "ENV_PREFIX",
+    "MAINTAIN",
+    "METRICS",
+    "RUN",
+    "Command",
+    "Declared",
+    "Setting",
+    "config_keys",
+    "declared",
+    "manual_table",
+    "options",
+    "with_tables",
+]
 
 
 @dataclass(frozen=True)
-class Setting:
-    """What a field's type and default do not say: what the setting means and who takes it."""
+class Setting(fields.Setting):
+    """A loader setting: every command takes it unless `commands` says which."""
 
-    help: str
-    commands: tuple[str, ...] = COMMANDS  # the commands that take it as a flag
-    flag: bool = True  # False: a table of the config file only
-    label: str | None = None  # how messages name it (default: its name with spaces)
-    shown_default: str | None = None  # the default as the manual says it, when the value alone does not
-    choices: tuple[str, ...] = ()  # for a `str`; a `Literal` type gives its own
-    case_sensitive: bool = True
-    file: bool = False  # a path to a file
-    metavar: str | None = None
-
-
-@dataclass(frozen=True)
-class Declared:
-    """A field with its `Setting`: what its flag, variable and config key are."""
-
-    name: str
-    kind: Any  # the field's type without its `None` and annotations
-    default: Any  # `dataclasses.MISSING`: required
-    setting: Setting
-
-    @property
-    def key(self) -> str:
-        return self.name.replace("_", "-")
-
-    @property
-    def flag(self) -> str:
-        return f"--{self.key}"
-
-    @property
-    def envvar(self) -> str:
-        return ENV_PREFIX + self.name.upper()
-
-    @property
-    def label(self) -> str:
-        return self.setting.label or self.name.replace("_", " ")
-
-    @property
-    def choices(self) -> tuple[str, ...]:
-        return get_args(self.kind) if get_origin(self.kind) is Literal else self.setting.choices
-
-    @property
-    def required(self) -> bool:
-        return self.default is dataclasses.MISSING
-
-    def shown_default(self) -> str:
-        """The default as the manual and `--help` say it."""
-        if self.setting.shown_default is not None:
-            return self.setting.shown_default
-        if self.required:
-            return "(required)"
-        if self.default is None or self.default == {}:
-            return "(none)"
-        if isinstance(self.default, bool):
-            return str(self.default).lower()
-        if isinstance(self.default, float):
-            return f"{self.default:g}"
-        return f"`{self.default}`" if isinstance(self.default, str) else str(self.default)
-
-    def option(self) -> Callable[[Command], Command]:
-        """The click option: `None` when not given, so that a variable or the config file may say it."""
-        shown = self.shown_default().replace("`", "")
-        text = (
-            self.setting.help
-            if shown in ("(required)", "(none)")
-            else f"{self.setting.help} Default: {shown}."
-        )
-        if self.kind is bool:
-            return click.option(self.flag, is_flag=True, default=None, envvar=self.envvar, help=text)
-        kind: Any = self.kind
-        if self.choices:
-            kind = click.Choice(self.choices, case_sensitive=self.setting.case_sensitive)
-        elif self.setting.file:
-            kind = click.Path(dir_okay=False)
-        return click.option(self.flag, type=kind, envvar=self.envvar, metavar=self.setting.metavar, help=text)
+    commands: tuple[str, ...] = COMMANDS
 
 
 def declared(*classes: type) -> list[Declared]:
-    """The settings that `classes` declare, in their order."""
-    found = []
-    for cls in classes:
-        hints = get_type_hints(cls, include_extras=True)
-        for field in dataclasses.fields(cls):
-            hint = hints[field.name]
-            marks = [mark for mark in getattr(hint, "__metadata__", ()) if isinstance(mark, Setting)]
-            if not marks:
-                continue  # not a user's setting (an object made from some: `kafka_security`)
-            default = field.default
-            if field.default_factory is not dataclasses.MISSING:
-                default = field.default_factory()
-            found.append(Declared(field.name, _without_none(get_args(hint)[0]), default, marks[0]))
-    return found
-
-
-def _without_none(kind: Any) -> Any:
-    if get_origin(kind) in (Union, types.UnionType):
-        rest = [arg for arg in get_args(kind) if arg is not type(None)]
-        return rest[0] if len(rest) == 1 else kind
-    return kind
-
-
-def options(settings: Iterable[Declared], command: str) -> Callable[[Command], Command]:
-    """A decorator adding the flags of the settings that `command` takes, in their declared order."""
-    taken = [setting for setting in settings if setting.setting.flag and command in setting.setting.commands]
-
-    def decorate(function: Command) -> Command:
-        for setting in reversed(taken):
-            function = setting.option()(function)
-        return function
-
-    return decorate
-
-
-def config_keys(settings: Iterable[Declared]) -> set[str]:
-    """The keys a config file may have, as field names (the file may write `-` for `_`)."""
-    return {setting.name for setting in settings}
+    """The loader settings that `classes` declare, in their order."""
+    return fields.declared(*classes, prefix=ENV_PREFIX)
 
 
 def manual_table(settings: Iterable[Declared]) -> str:
-    """The manual's table of `settings`: one row each, as docs/loader.md shows it."""
-    rows = [
-        "| setting | default | commands | meaning |",
-        "| --- | --- | --- | --- |",
-    ]
-    for setting in settings:
-        if not setting.setting.flag:
-            commands = "all (config file only)"
-        elif setting.setting.commands == COMMANDS:
-            commands = "all"
-        else:
-            commands = ", ".join(setting.setting.commands)
-        key = setting.key if setting.setting.flag else f"[loader.{setting.key}]"
-        rows.append(f"| `{key}` | {setting.shown_default()} | {commands} | {setting.setting.help} |")
-    return "\n".join(rows) + "\n"
-
-
-_TABLE = re.compile(
-    r"(<!-- settings table: ([\w-]+) .*?-->\n)(.*?)(<!-- end of the settings table -->)", re.S
-)
-
-
-def with_tables(text: str, tables: Mapping[str, str]) -> str:
-    """`text` with each marked table replaced by its generated one; a name without a table is an error."""
-
-    def table(match: re.Match[str]) -> str:
-        name = match.group(2)
-        if name not in tables:
-            raise ValueError(f"no settings table named {name!r} (known: {', '.join(sorted(tables))})")
-        return match.group(1) + tables[name] + match.group(4)
-
-    return _TABLE.sub(table, text)
+    """docs/loader.md's table of `settings` (config-file-only ones under `[loader]`)."""
+    return fields.manual_table(settings, COMMANDS, "loader")

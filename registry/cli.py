@@ -10,18 +10,23 @@ from __future__ import annotations
 
 import os
 import shutil
-from typing import TYPE_CHECKING
+from dataclasses import fields
+from typing import TYPE_CHECKING, Any
 
 import click
 
+from declared_settings.fields import options
 from registry.auth.cli import users
 from registry.backup_cli import export_command, import_command
 from registry.cli_options import DATABASE_URL, require_server_packages
-from registry.config import RegistryConfig
+from registry.config import DECLARED, RegistryConfig, ServerSettings
 from registry.schema_check.cli import check, push
 
 if TYPE_CHECKING:
     from registry.server_tls import ServerTls
+
+
+SERVER_SETTINGS = [f.name for f in fields(ServerSettings)]
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -30,107 +35,22 @@ def main() -> None:
 
 
 @click.command()
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", default=8081, show_default=True, type=click.IntRange(1, 65535))
-@DATABASE_URL
-@click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 256), help="Processes.")
-@click.option("--threads", default=4, show_default=True, type=click.IntRange(1, 256), help="Per process.")
-@click.option("--max-body-bytes", type=click.IntRange(1), default=None, help="Largest request body.")
-@click.option("--max-schema-chars", type=click.IntRange(1), default=None, help="Largest schema text.")
-@click.option("--enable-bench-endpoint", is_flag=True, default=None, hidden=True)
-@click.option(
-    "--auth/--no-auth", "auth_enabled", default=None, help="Require credentials (users: `registry users`)."
-)
-@click.option("--anonymous-read", is_flag=True, default=None, help="With --auth, let anyone read.")
-@click.option(
-    "--metrics-public/--metrics-private",
-    "metrics_public",
-    default=None,
-    help="With --auth, whether /metrics needs credentials (default: public).",
-)
-@click.option(
-    "--trusted-proxy-hops",
-    type=click.IntRange(0, 10),
-    default=None,
-    help="Reverse proxies whose X-Forwarded-* headers give the client's address and scheme.",
-)
-@click.option(
-    "--forwarded-allow-ips",
-    default=None,
-    help="Addresses/networks of those proxies, comma-separated: other peers' headers are ignored.",
-)
-@click.option(
-    "--log-format",
-    type=click.Choice(["text", "json"]),
-    envvar="REGISTRY_LOG_FORMAT",
-    default=None,
-    help="Log lines as text or JSON objects (default: text).",
-)
-@click.option(
-    "--certfile",
-    type=click.Path(dir_okay=False),
-    envvar="REGISTRY_CERTFILE",
-    help="Serve HTTPS with this PEM certificate (chain); needs --keyfile.",
-)
-@click.option("--keyfile", type=click.Path(dir_okay=False), envvar="REGISTRY_KEYFILE", help="Its PEM key.")
-@click.option(
-    "--ca-file",
-    type=click.Path(dir_okay=False),
-    envvar="REGISTRY_CA_FILE",
-    help="With --certfile: verify client certificates against these CAs (PEM).",
-)
-@click.option(
-    "--require-client-cert",
-    is_flag=True,
-    envvar="REGISTRY_REQUIRE_CLIENT_CERT",
-    help="With --ca-file: refuse clients without a certificate signed by those CAs (mutual TLS).",
-)
-def serve(
-    host: str,
-    port: int,
-    database_url: str | None,
-    workers: int,
-    threads: int,
-    max_body_bytes: int | None,
-    max_schema_chars: int | None,
-    enable_bench_endpoint: bool | None,
-    auth_enabled: bool | None,
-    anonymous_read: bool | None,
-    metrics_public: bool | None,
-    trusted_proxy_hops: int | None,
-    forwarded_allow_ips: str | None,
-    log_format: str | None,
-    certfile: str | None,
-    keyfile: str | None,
-    ca_file: str | None,
-    require_client_cert: bool,
-) -> None:
+@options(DECLARED, "serve")
+def serve(**given: Any) -> None:
     """Serve the registry API with gunicorn (HTTPS with --certfile/--keyfile); an empty database is
-    migrated first."""
+    migrated first. Every option may also be given as its REGISTRY_* variable (docs/registry.md)."""
     require_server_packages()
-    tls = _server_tls(certfile, keyfile, ca_file, require_client_cert)
+    server_values = {name: given.pop(name) for name in SERVER_SETTINGS}
+    try:
+        server = ServerSettings(**{name: value for name, value in server_values.items() if value is not None})
+        cfg = RegistryConfig.from_env(**given)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from exc
+    tls = _server_tls(server)
     metrics_dir = _prometheus_multiproc_dir()
     serving_pid = os.getpid()
     try:
-        _serve(
-            host,
-            port,
-            workers,
-            threads,
-            RegistryConfig.from_env(
-                database_url=database_url,
-                max_body_bytes=max_body_bytes,
-                max_schema_chars=max_schema_chars,
-                enable_bench_endpoint=enable_bench_endpoint,
-                auth_enabled=auth_enabled,
-                anonymous_read=anonymous_read,
-                metrics_public=metrics_public,
-                trusted_proxy_hops=trusted_proxy_hops,
-                forwarded_allow_ips=forwarded_allow_ips,
-                log_format=log_format,
-            ),
-            tls,
-        )
+        _serve(server.host, server.port, server.workers, server.threads, cfg, tls)
     finally:
         # gunicorn's forked workers leave through this frame too (sys.exit): only the serving process
         # itself removes the directory, which its other workers may still be writing to.
@@ -138,23 +58,23 @@ def serve(
             shutil.rmtree(metrics_dir, ignore_errors=True)
 
 
-def _server_tls(
-    certfile: str | None, keyfile: str | None, ca_file: str | None, require_client_cert: bool
-) -> ServerTls | None:
+def _server_tls(server: ServerSettings) -> ServerTls | None:
     """The TLS files, loaded once to check them; None for plain HTTP. Stops with exit 2 on a problem."""
     from registry.server_tls import ServerTls, TlsSettingsError
 
-    if not certfile:
-        given = [name for name, value in (("--keyfile", keyfile), ("--ca-file", ca_file)) if value]
-        if require_client_cert:
+    if not server.certfile:
+        given = [
+            name for name, value in (("--keyfile", server.keyfile), ("--ca-file", server.ca_file)) if value
+        ]
+        if server.require_client_cert:
             given.append("--require-client-cert")
         if given:
             raise click.UsageError(f"{', '.join(given)} need(s) --certfile (the server's certificate)")
         return None
-    if not keyfile:
+    if not server.keyfile:
         raise click.UsageError("--certfile needs --keyfile (the certificate's private key)")
     try:
-        return ServerTls(certfile, keyfile, ca_file, require_client_cert).check()
+        return ServerTls(server.certfile, server.keyfile, server.ca_file, server.require_client_cert).check()
     except TlsSettingsError as exc:
         raise click.UsageError(str(exc)) from exc
 

@@ -12,15 +12,12 @@ from typing import TYPE_CHECKING
 
 import click
 
+from registry.config import SETTINGS
+
 if TYPE_CHECKING:
     from registry.storage.db import Database
 
-DATABASE_URL = click.option(
-    "--database-url",
-    envvar="REGISTRY_DATABASE_URL",
-    default=None,
-    help="SQLAlchemy URL (default: SQLite file registry.db in the working directory).",
-)
+DATABASE_URL = SETTINGS["database_url"].option()
 
 SERVER_PACKAGES = ("flask", "sqlalchemy", "alembic", "gunicorn")
 
