@@ -39,17 +39,17 @@ class Setting:
     flag_name: str | None = None  # the flag without its dashes, when not the field's name (`auth`)
     off_flag: str | None = None  # a `bool`'s flag that says false (`no-auth`); None: only the true one
     hidden: bool = False  # left out of `--help` (a benchmark's switch)
-    minimum: int | None = None  # an `int`'s bounds, checked by the flag and by the program's model
-    maximum: int | None = None
+    minimum: float | None = None  # a number's bounds, checked by the flag and by the program's model (a
+    maximum: float | None = None  # pydantic model may say them as constraints instead: `Ge(1)`, `Le(10)`
 
     def check(self, label: str, value: Any) -> None:
         """Raises ValueError naming `label` when `value` is out of the declared bounds."""
-        if isinstance(value, bool) or not isinstance(value, int):
+        if isinstance(value, bool) or not isinstance(value, int | float):
             return
         if self.minimum is not None and value < self.minimum:
-            raise ValueError(f"{label} must be at least {self.minimum}, not {value}")
+            raise ValueError(f"{label} must be at least {self.minimum:g}, not {value}")
         if self.maximum is not None and value > self.maximum:
-            raise ValueError(f"{label} must be at most {self.maximum}, not {value}")
+            raise ValueError(f"{label} must be at most {self.maximum:g}, not {value}")
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,8 @@ class Declared:
     default: Any  # `dataclasses.MISSING`: required
     setting: Setting
     prefix: str  # of its environment variable (`LOADER_`)
+    lowest: float | None = None  # its bounds, inclusive: the Setting's, or its type's constraints
+    highest: float | None = None
 
     @property
     def key(self) -> str:
@@ -119,8 +121,10 @@ class Declared:
             kind = click.Choice(self.choices, case_sensitive=self.setting.case_sensitive)
         elif self.setting.file:
             kind = click.Path(dir_okay=False)
-        elif self.kind is int and (self.setting.minimum is not None or self.setting.maximum is not None):
-            kind = click.IntRange(self.setting.minimum, self.setting.maximum)
+        elif self.kind is int and (self.lowest is not None or self.highest is not None):
+            kind = click.IntRange(_whole(self.lowest), _whole(self.highest))
+        elif self.kind is float and (self.lowest is not None or self.highest is not None):
+            kind = click.FloatRange(self.lowest, self.highest)
         return click.option(self.flag, self.name, type=kind, metavar=self.setting.metavar, **shared)
 
 
@@ -137,8 +141,26 @@ def declared(*classes: type, prefix: str) -> list[Declared]:
             default = field.default
             if field.default_factory is not dataclasses.MISSING:
                 default = field.default_factory()
-            found.append(Declared(field.name, _without_none(get_args(hint)[0]), default, marks[0], prefix))
+            lowest, highest = _bounds(marks[0], hint.__metadata__)
+            kind = _without_none(get_args(hint)[0])
+            found.append(Declared(field.name, kind, default, marks[0], prefix, lowest, highest))
     return found
+
+
+def _bounds(setting: Setting, metadata: Iterable[Any]) -> tuple[float | None, float | None]:
+    """The lowest and highest value a setting takes: its `Setting`'s, else its constraints' (pydantic's
+    `annotated_types.Ge`, `Le`, `Interval`, read by their attributes: this module needs no pydantic)."""
+    lowest, highest = setting.minimum, setting.maximum
+    for mark in metadata:
+        if lowest is None and getattr(mark, "ge", None) is not None:
+            lowest = mark.ge
+        if highest is None and getattr(mark, "le", None) is not None:
+            highest = mark.le
+    return lowest, highest
+
+
+def _whole(bound: float | None) -> int | None:
+    return None if bound is None else int(bound)
 
 
 def _without_none(kind: Any) -> Any:

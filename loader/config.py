@@ -1,23 +1,25 @@
 """The loader's settings: global only, never per topic. From flags, environment variables
 (`LOADER_<NAME>`) or a TOML file (`--config`), in that order of precedence.
 
-`LoaderSettings` is the one place a setting is declared: its type, default, help text and the commands
-that take it (`loader.setting_fields.Setting`). The command line's flags and variables, the config file's
-keys and the manual's tables (`python -m loader.config docs/loader.md`) follow from it; its validators
-check the values whenever settings are made, and `validate()` checks them against this machine.
+`LoaderSettings` is the one place a setting is declared: its type, its bounds (constraints pydantic checks:
+`Ge(1)`), its default, its help text and the commands that take it (`loader.setting_fields.Setting`). The
+command line's flags (their ranges included) and variables, the config file's keys and the manual's tables
+(`python -m loader.config docs/loader.md`) follow from it. Three modules, three jobs: this one declares;
+`loader.config_rules` holds the rules over values that types and bounds do not say, which the model's
+validators apply whenever settings are made; `loader.config_environment` checks them against this machine
+(`validate()`), once, before a command uses them.
 """
 
 from __future__ import annotations
 
-import os
-import re
 import sys
 import tomllib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+from annotated_types import Ge, Interval
 from pydantic import (
     InstanceOf,
     ValidationError,
@@ -28,19 +30,12 @@ from pydantic import (
 )
 from pydantic.dataclasses import dataclass as model
 
+from loader import config_rules as rules
 from loader.formats.catalog_settings import CatalogInputs
 from loader.formats.iceberg_catalogs import CatalogAccess, CatalogKind, IcebergCatalog, spark_catalog_conf
-from loader.formats.iceberg_catalogs import check as check_catalog
-from loader.formats.object_store_files import S3_SCHEMES, kept_on_object_store
+from loader.formats.object_store_files import kept_on_object_store
 from loader.reading.kafka_security import KafkaSecurity
 from loader.reading.security_settings import SecurityInputs
-from loader.runtime.spark_session import (
-    installed_spark_version,
-    local_path,
-    object_store_jars,
-    remote_warehouse_refusal,
-)
-from loader.runtime.spark_versions import iceberg_refusal
 from loader.schema.partitioning import Granularity
 from loader.setting_fields import (
     MAINTAIN,
@@ -56,10 +51,6 @@ from loader.setting_fields import (
 from pipeline_client.client_settings import RegistryClientSettings
 
 OBJECT_STORE_SCHEMES = ("s3://", "s3a://", "s3n://", "gs://", "abfs://", "abfss://", "wasb://", "wasbs://")
-COUNTS_AT_LEAST_ONE = (
-    "records per task, the task pool size, topic threads, the records per partition and run and the topics "
-    "per query must be at least 1"
-)
 
 
 @dataclass(frozen=True)
@@ -151,10 +142,12 @@ class LoaderSettings:
     ] = 3
     records_per_task: Annotated[
         int,
+        Ge(1),
         Setting("How a topic's read is split into Spark tasks: none reads more than this many records.", RUN),
     ] = 500_000
     max_records_per_partition: Annotated[
         int,
+        Ge(1),
         Setting(
             "A run reads at most this many offsets of each partition; the rest is the next run's (see "
             '"Many topics and big backlogs").',
@@ -169,6 +162,7 @@ class LoaderSettings:
     ] = False
     task_pool_size: Annotated[
         int,
+        Ge(1),
         Setting(
             "A topic with at least 50,000 offsets to read per task gets up to this many tasks (a small topic "
             "is one task).",
@@ -177,6 +171,7 @@ class LoaderSettings:
     ] = 4
     topic_threads: Annotated[
         int,
+        Ge(1),
         Setting(
             "Topics read, decoded and written at the same time, each in a Spark scheduler pool of its own "
             "(FAIR), so that small topics' jobs run beside a big topic's instead of queueing behind it.",
@@ -186,6 +181,7 @@ class LoaderSettings:
     # Small topics share one query: see loader.run.topic_group_pass.
     small_topic_records: Annotated[
         int,
+        Ge(0),
         Setting(
             "Topics with at most this many new offsets share one query and one write job, "
             'topics-per-query at a time (see "Many topics and big backlogs").',
@@ -193,10 +189,11 @@ class LoaderSettings:
         ),
     ] = 20_000
     topics_per_query: Annotated[
-        int, Setting("How many small topics share one query (1: every topic its own).", RUN)
+        int, Ge(1), Setting("How many small topics share one query (1: every topic its own).", RUN)
     ] = 16
     valid_through_step_s: Annotated[
         float,
+        Ge(0),
         Setting(
             "Hive tables: a table's loader.valid-through property is rewritten once it is this many seconds "
             "behind the run's (each table between half of this and all of it, by its name, so that tables "
@@ -208,6 +205,7 @@ class LoaderSettings:
     ] = 600.0
     max_bad_ratio: Annotated[
         float,
+        Interval(ge=0, le=1),
         Setting(
             "The share of quarantined records above which a run exits 3 (the good records are loaded).", RUN
         ),
@@ -287,23 +285,28 @@ class LoaderSettings:
     ] = 30.0
     maintain_min_age_minutes: Annotated[
         float,
+        Ge(0),
         Setting(
             "A partition is closed this long after its day or hour ended: late records are unlikely.",
             MAINTAIN,
         ),
     ] = 60.0
     maintain_min_files: Annotated[
-        int, Setting("A closed partition is compacted when it has more than this many small files.", MAINTAIN)
+        int,
+        Ge(1),
+        Setting("A closed partition is compacted when it has more than this many small files.", MAINTAIN),
     ] = 10
     maintain_small_file_mb: Annotated[
         int,
+        Ge(1),
         Setting("A file under this size is small (big files are rewritten too, but not counted).", MAINTAIN),
     ] = 32
     maintain_target_file_mb: Annotated[
-        int, Setting("The size of the files a compaction writes.", MAINTAIN)
+        int, Ge(1), Setting("The size of the files a compaction writes.", MAINTAIN)
     ] = 128
     maintain_grace_minutes: Annotated[
         float,
+        Ge(0),
         Setting(
             "The files a compaction replaced stay this long after the switch, for queries planned before it; "
             "a maintain run removes them after that.",
@@ -312,6 +315,7 @@ class LoaderSettings:
     ] = 60.0
     maintain_snapshot_retention_minutes: Annotated[
         float,
+        Ge(0),
         Setting(
             "Iceberg tables: snapshots older than this are expired (never the newest one, which carries the "
             "offsets).",
@@ -335,6 +339,7 @@ class LoaderSettings:
     ] = None
     metrics_max_topics: Annotated[
         int,
+        Ge(1),
         Setting(
             "At most this many topics get metric series of their own (the failed ones, then the furthest "
             'behind); the others are summed into topic="_other".',
@@ -368,125 +373,43 @@ class LoaderSettings:
 
     @field_validator("*", mode="wrap")
     @classmethod
-    def _one_of_the_choices(
-        cls, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo
-    ) -> Any:
+    def _as_declared(cls, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
+        """A value outside its declared choices or bounds refused in the words of the setting's flag."""
         try:
             return handler(value)
         except ValidationError as exc:
-            if all(error["type"] != "literal_error" for error in exc.errors()):
+            kinds = {error["type"] for error in exc.errors()}
+            setting = SETTINGS.get(info.field_name or "")
+            if setting is None or not kinds & {"literal_error", "greater_than_equal", "less_than_equal"}:
                 raise
-            setting = SETTINGS[info.field_name or ""]
-            raise ValueError(
-                f"{setting.label} must be {' or '.join(map(repr, setting.choices))}, not {value!r}"
-            ) from None
-
-    @field_validator(
-        "records_per_task", "task_pool_size", "topic_threads", "max_records_per_partition", "topics_per_query"
-    )
-    @classmethod
-    def _a_count(cls, value: int) -> int:
-        if value < 1:
-            raise ValueError(COUNTS_AT_LEAST_ONE)
-        return value
-
-    @field_validator("valid_through_step_s")
-    @classmethod
-    def _valid_through_step_s(cls, value: float) -> float:
-        if value < 0:
-            raise ValueError("valid-through-step-s must not be negative")
-        return value
-
-    @field_validator("metrics_max_topics")
-    @classmethod
-    def _metrics_max_topics(cls, value: int) -> int:
-        if value < 1:
-            raise ValueError("metrics-max-topics must be at least 1")
-        return value
-
-    @field_validator("small_topic_records")
-    @classmethod
-    def _small_topic_records(cls, value: int) -> int:
-        if value < 0:
-            raise ValueError("small-topic-records must not be negative")
-        return value
-
-    @field_validator("max_bad_ratio")
-    @classmethod
-    def _max_bad_ratio(cls, value: float) -> float:
-        if not 0 <= value <= 1:
-            raise ValueError("the bad-record ratio must be between 0 and 1")
-        return value
-
-    @field_validator("maintain_grace_minutes", "maintain_snapshot_retention_minutes")
-    @classmethod
-    def _a_wait(cls, value: float) -> float:
-        if value < 0:
-            raise ValueError(
-                "maintain-grace-minutes and maintain-snapshot-retention-minutes must not be negative"
-            )
-        return value
+            if "literal_error" in kinds:
+                raise ValueError(
+                    f"{setting.label} must be {' or '.join(map(repr, setting.choices))}, not {value!r}"
+                ) from None
+            limit = setting.lowest if "greater_than_equal" in kinds else setting.highest
+            side = "at least" if "greater_than_equal" in kinds else "at most"
+            raise ValueError(f"{setting.key} must be {side} {limit:g}, not {value!r}") from None
 
     @field_validator("current_state_topics", "no_current_state_topics")
     @classmethod
     def _a_pattern(cls, value: str | None, info: ValidationInfo) -> str | None:
-        if value is not None:
-            try:
-                re.compile(value)
-            except re.error as exc:
-                raise ValueError(f"{info.field_name} is not a regular expression: {exc}") from None
-        return value
+        return rules.a_pattern(value, info.field_name or "")
 
     @field_validator("metrics_file")
     @classmethod
     def _metrics_file(cls, value: str | None) -> str | None:
-        if value and is_uri(value):
-            raise ValueError(f"the metrics file must be a local path, not {value!r}")
-        return value
+        return rules.a_local_file(value, "the metrics file")
 
     @field_validator("driver_class_archive_dir")
     @classmethod
     def _archive_dir(cls, value: str | None) -> str | None:
-        if value and is_uri(value):
-            raise ValueError(f"the driver class archive directory must be a local path, not {value!r}")
-        if value and os.pathsep in value:
-            # The JVM reads `-XX:SharedArchiveFile` as a list of archives separated by it.
-            raise ValueError(f"the driver class archive directory must not contain {os.pathsep!r}: {value!r}")
-        return value
+        return rules.an_archive_directory(value)
 
     @model_validator(mode="after")
-    def _maintenance(self) -> LoaderSettings:
-        self.compaction_policy()  # raises for maintenance settings out of range
-        return self
-
-    @model_validator(mode="after")
-    def _catalog(self) -> LoaderSettings:
-        if self.table_format != "iceberg" and (
-            self.iceberg_catalog == "rest" or self.catalog_access != CatalogAccess()
-        ):
-            raise ValueError(
-                "the REST catalog and object store settings are for Iceberg tables (table-format = iceberg)"
-            )
-        check_catalog(self.iceberg)  # raises for a catalog description that cannot work
-        if self.table_format == "hive" and (
-            self.warehouse.startswith(OBJECT_STORE_SCHEMES)
-            or self.state_location.startswith(OBJECT_STORE_SCHEMES)
-        ):
-            raise ValueError(
-                "Hive tables are not loaded onto an object store: a Hive commit moves each file into "
-                "place by renaming it, which an object store does as a copy that readers can see half "
-                "done, and the run lock there is not atomic. Load Iceberg tables instead (--table-format "
-                'iceberg), through a REST catalog (--iceberg-catalog rest; see "Iceberg catalogs and '
-                'object stores")'
-            )
-        state = self.state_location
-        on_another_store = state.startswith(OBJECT_STORE_SCHEMES) and not state.startswith(S3_SCHEMES)
-        if self.iceberg.keeps_locations and on_another_store:
-            raise ValueError(
-                f"the loader's state directory {self.state_location} is on an object store the loader "
-                "writes its state to only on S3 (s3://): give warehouse (or state-dir) on S3, a local disk "
-                "or HDFS"
-            )
+    def _tables_and_store(self) -> LoaderSettings:
+        rules.check_tables_and_store(
+            self.table_format, self.iceberg, self.catalog_access, self.warehouse, self.state_location
+        )
         return self
 
     @property
@@ -512,30 +435,11 @@ class LoaderSettings:
         return self.state_dir or f"{self.warehouse.rstrip('/')}/_loader_state/{self.database}"
 
     def validate(self) -> LoaderSettings:
-        """The settings checked against this machine (the Spark line's Iceberg runtime, the security
-        settings' files), their local paths made absolute against the directory the loader was started
-        from: Spark's JVM runs elsewhere (see `loader.runtime.spark_session`) and would read a relative
-        path against its own. The values alone were checked when the settings were made."""
-        if self.table_format == "iceberg" and (refusal := iceberg_refusal(installed_spark_version())):
-            raise ValueError(refusal)
-        if not self.metastore_uri and local_path(self.warehouse) is None:
-            raise ValueError(remote_warehouse_refusal(self.warehouse))  # as the session would, later
-        on_object_store = self.catalog_access.object_store or self.state_files_on_object_store
-        if self.table_format == "iceberg" and on_object_store and not object_store_jars():
-            raise ValueError(
-                "Iceberg tables on an object store need Iceberg's AWS bundle beside its Spark runtime: "
-                "scripts/fetch-jars fetches both (or put iceberg-aws-bundle on Spark's class path)"
-            )
-        self.kafka_security.validate()
-        self.registry_access.session(self.registry_url, self.kafka_security.sasl_login)  # checks its files
-        archive_dir = self.driver_class_archive_dir
-        return replace(
-            self,
-            warehouse=absolute_if_local(self.warehouse),
-            state_dir=absolute_if_local(self.state_dir) if self.state_dir else None,
-            driver_class_archive_dir=str(Path(archive_dir).absolute()) if archive_dir else None,
-            metrics_file=str(Path(self.metrics_file).absolute()) if self.metrics_file else None,
-        )
+        """The settings checked against this machine, their local paths made absolute
+        (`loader.config_environment`); the values alone were checked when the settings were made."""
+        from loader.config_environment import checked_on_this_machine
+
+        return checked_on_this_machine(self)
 
     def compaction_policy(self) -> CompactionPolicy:
         return CompactionPolicy(
@@ -569,15 +473,6 @@ def problem(exc: ValueError) -> str:
             where = ".".join(str(part).replace("_", "-") for part in error["loc"])
             messages.append(f"{where}: {error['msg']}" if where else error["msg"])
     return "; ".join(dict.fromkeys(messages))
-
-
-def is_uri(location: str) -> bool:
-    return "://" in location or location.startswith("file:")
-
-
-def absolute_if_local(location: str) -> str:
-    """A local path made absolute; a URI (`hdfs://`, `s3a://`, `file:`) left as it is."""
-    return location if is_uri(location) else str(Path(location).absolute())
 
 
 def read_config_file(path: Path) -> dict[str, Any]:

@@ -56,7 +56,9 @@ def test_missing_required_settings_are_a_usage_error() -> None:
     [
         ({"partition_granularity": "minute"}, "partition granularity must be 'day' or 'hour'"),
         ({"task_pool_size": 0}, "at least 1"),
-        ({"max_bad_ratio": 2.0}, "between 0 and 1"),
+        ({"max_bad_ratio": 2.0}, "max-bad-ratio must be at most 1, not 2.0"),
+        ({"max_bad_ratio": -0.5}, "max-bad-ratio must be at least 0, not -0.5"),
+        ({"topics_per_query": 0}, "topics-per-query must be at least 1, not 0"),
         ({"table_format": "delta"}, "table format must be 'hive' or 'iceberg'"),
         ({"iceberg_catalog": "glue"}, "Iceberg catalog must be 'hive' or 'hadoop' or 'rest'"),
         (
@@ -139,18 +141,18 @@ def test_maintenance_settings_come_from_the_file_and_become_the_compaction_polic
         (
             "maintain-grace-minutes",
             "-1",
-            "maintain-grace-minutes and maintain-snapshot-retention-minutes must",
+            "maintain-grace-minutes must be at least 0, not -1",
         ),
         (
             "maintain-snapshot-retention-minutes",
             "-1",
-            "maintain-snapshot-retention-minutes must not be negative",
+            "maintain-snapshot-retention-minutes must be at least 0, not -1",
         ),
-        ("maintain-min-age-minutes", "-5", "maintain-min-age-minutes must not be negative"),
+        ("maintain-min-age-minutes", "-5", "maintain-min-age-minutes must be at least 0, not -5"),
         (
             "maintain-target-file-mb",
             "0",
-            "maintain-small-file-mb and maintain-target-file-mb must be at least 1",
+            "maintain-target-file-mb must be at least 1, not 0",
         ),
     ],
 )
@@ -280,3 +282,21 @@ def test_the_iceberg_format_version_is_2_or_3() -> None:
     assert _settings(None, **base, iceberg_format_version=2).iceberg.format_version == 2
     with pytest.raises(click.UsageError, match="Iceberg format version must be 2 or 3"):
         _settings(None, **base, iceberg_format_version=4)
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["--records-per-task", "0"], "--records-per-task"),
+        (["--max-bad-ratio", "1.5"], "--max-bad-ratio"),
+        (["--small-topic-records", "-1"], "--small-topic-records"),
+    ],
+)
+def test_a_flag_out_of_its_declared_bounds_is_refused_before_anything_runs(
+    args: list[str], named: str
+) -> None:
+    """The bounds the model checks (its constraints) are the flag's range too."""
+    base = ["--bootstrap-servers", "k", "--registry-url", "http://r", "--warehouse", "/w"]
+    result = CliRunner().invoke(main, ["run", *base, *args], env={})
+    assert result.exit_code == 2
+    assert f"Invalid value for '{named}'" in result.output

@@ -17,7 +17,7 @@ LAYERS: list[set[str]] = [
     {"setting_fields", "schema"},
     {"runtime", "planning"},
     {"reading", "warehouse_layout", "formats"},
-    {"config"},
+    {"config", "config_rules", "config_environment"},
     {"operations"},
     {"observability", "run"},
     {"job"},

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from loader.config import absolute_if_local
+from loader.config_environment import absolute_if_local
 from loader.runtime.spark_session import EMBEDDED_METASTORE_DIR, embedded_metastore
 from loader.warehouse_layout import Locations, layout_problems
 
