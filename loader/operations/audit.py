@@ -16,7 +16,6 @@ offset of each key's latest record.
 from __future__ import annotations
 
 import json
-import posixpath
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -32,45 +31,17 @@ from loader.config import LoaderSettings
 from loader.formats.iceberg_current import CURRENT_STATE_PROPERTY
 from loader.formats.lookup import open_state
 from loader.operations.current_state_audit import CurrentStateAudit, reconcile_current
-from loader.planning.state_store import StateFiles
+from loader.planning.audit_files import recorded_counts
 from loader.runtime.spark_errors import first_line
 from loader.schema.current_state import CURRENT_SUFFIX
 from loader.warehouse_layout import check_layout
 
 WINDOW_MINUTES = 10
-AUDIT_DIR = "audit"
 
 
 def window_of(timestamp: Column) -> Column:
     """The start of the record's 10-minute window in UTC (the session's time zone), as text."""
     return F.date_format(F.window(timestamp, f"{WINDOW_MINUTES} minutes").start, "yyyy-MM-dd HH:mm")
-
-
-@dataclass(frozen=True)
-class TopicRecord:
-    """What one run read of one topic: its table, the records per window, the tombstones among them
-    that the `skip-tombstones` setting kept out of the table, and what the operator must know about the
-    offsets it read (a recreated topic, a truncated log)."""
-
-    table: str
-    windows: dict[str, int]
-    skipped: dict[str, int] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-    # A topic of several event types: their tables, besides `table` (its `<topic>-value` table, or "").
-    tables: list[str] = field(default_factory=list)
-
-
-def audit_record(run_id: str, topics: dict[str, TopicRecord]) -> str:
-    """The audit file of a run."""
-    recorded = {
-        topic: {k: v for k, v in asdict(record).items() if v or k in ("table", "windows")}
-        for topic, record in sorted(topics.items())
-    }
-    return json.dumps({"run_id": run_id, "topics": recorded}, indent=1, sort_keys=True)
-
-
-def audit_path(store: StateFiles, run_id: str) -> str:
-    return store.path(f"{AUDIT_DIR}/{run_id}.json")
 
 
 @dataclass(frozen=True)
@@ -132,37 +103,6 @@ class AuditReport:
 
     def write_json(self, path: Path) -> None:
         path.write_text(self.to_json() + "\n")
-
-
-@dataclass
-class RecordedCounts:
-    """Every committed run's audit files summed."""
-
-    tables: dict[str, set[str]] = field(default_factory=dict)  # topic -> its tables
-    read: dict[tuple[str, str], int] = field(default_factory=dict)  # (topic, window) -> records read
-    skipped: dict[tuple[str, str], int] = field(default_factory=dict)  # (topic, window) -> not loaded
-    notes: dict[str, list[str]] = field(default_factory=dict)  # topic -> "run <id>: <note>"
-
-
-def recorded_counts(store: StateFiles) -> RecordedCounts:
-    found = RecordedCounts()
-    for entry in store.list(store.path(AUDIT_DIR)):
-        if not posixpath.basename(entry).endswith(".json"):
-            continue
-        data = json.loads(store.read_text(entry))
-        for topic, recorded in data["topics"].items():
-            tables = found.tables.setdefault(topic, set())
-            tables.update(t for t in [recorded["table"], *recorded.get("tables", [])] if t)
-            found.notes.setdefault(topic, []).extend(
-                f"run {data['run_id']}: {n}" for n in recorded.get("notes", [])
-            )
-            for into, windows in (
-                (found.read, recorded["windows"]),
-                (found.skipped, recorded.get("skipped", {})),
-            ):
-                for window, count in windows.items():
-                    into[(topic, window)] = into.get((topic, window), 0) + int(count)
-    return found
 
 
 def audit(settings: LoaderSettings, spark: SparkSession, quarantine_table: str) -> AuditReport:

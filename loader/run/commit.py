@@ -5,8 +5,8 @@ to be moved into place by the same commit as its data."""
 
 from __future__ import annotations
 
-from loader.operations.audit import TopicRecord, audit_path, audit_record
 from loader.outcome.report import RunReport
+from loader.planning.audit_files import TopicRecord, audit_path, audit_record
 from loader.planning.commit_protocol import CommitLog, CompletionPending, Manifest, StagedTable
 from loader.run.plan import Plan
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from loader.operations.audit import AuditReport, TopicRecord, WindowAudit, audit_record
+from loader.operations.audit import AuditReport, WindowAudit
+from loader.planning.audit_files import TopicRecord, audit_record
 
 
 def test_audit_record_holds_each_topics_table_and_windows() -> None:

@@ -73,3 +73,11 @@ def test_the_check_sees_an_import_that_runs_back_up(tmp_path: Path) -> None:
     bad.write_text("def f():\n    from loader.run import plan\n")
     assert [unit_of(m) for m in imports(bad)] == ["run"]
     assert LAYER_OF["run"] > LAYER_OF["formats"]
+
+
+@pytest.mark.parametrize("path", sorted((LOADER / "run").rglob("*.py")), ids=lambda p: p.name)
+def test_a_run_uses_nothing_of_the_commands_beside_it(path: Path) -> None:
+    """`loader.operations` holds the commands beside a load (status, audit, maintain, unlock); what a run
+    writes for them (its audit file) lives below both, in `loader.planning`."""
+    beside = [m for m in imports(path) if unit_of(m) == "operations"]
+    assert not beside, f"run/{path.name} imports {beside}"
