@@ -32,8 +32,8 @@ from pydantic.dataclasses import dataclass as model
 
 from loader import config_rules as rules
 from loader.formats.catalog_settings import CatalogInputs
-from loader.formats.iceberg_catalogs import CatalogAccess, CatalogKind, IcebergCatalog, spark_catalog_conf
-from loader.formats.object_store_files import kept_on_object_store
+from loader.formats.iceberg_catalogs import CatalogAccess, CatalogKind, IcebergCatalog
+from loader.formats.preflight import PREFLIGHTS, Lake, Preflight, TableFormatName
 from loader.reading.kafka_security import KafkaSecurity
 from loader.reading.security_settings import SecurityInputs
 from loader.schema.partitioning import Granularity
@@ -116,7 +116,7 @@ class LoaderSettings:
         Granularity, Setting("Time partitions dt=YYYY-MM-DD[/hour=HH] from the record timestamp, UTC.", RUN)
     ] = "hour"
     table_format: Annotated[
-        Literal["hive", "iceberg"],
+        TableFormatName,
         Setting(
             "Hive ORC tables committed by the loader's manifest and file moves, or Apache Iceberg tables "
             'committed by Iceberg (see "Table formats").'
@@ -407,9 +407,7 @@ class LoaderSettings:
 
     @model_validator(mode="after")
     def _tables_and_store(self) -> LoaderSettings:
-        rules.check_tables_and_store(
-            self.table_format, self.iceberg, self.catalog_access, self.warehouse, self.state_location
-        )
+        rules.check_tables_and_store(self.preflight, self.lake)
         return self
 
     @property
@@ -420,15 +418,28 @@ class LoaderSettings:
         )
 
     @property
-    def iceberg_session_conf(self) -> dict[str, str]:
-        """The Spark settings of the Iceberg catalog; none for Hive tables."""
-        return spark_catalog_conf(self.iceberg) if self.table_format == "iceberg" else {}
+    def lake(self) -> Lake:
+        """What the table format looks at before its session exists (`loader.formats.preflight`)."""
+        return Lake(self.iceberg, self.catalog_access, self.warehouse, self.state_location)
+
+    @property
+    def preflight(self) -> Preflight:
+        return PREFLIGHTS[self.table_format]
+
+    @property
+    def session_conf(self) -> dict[str, str]:
+        """The Spark settings the table format's session needs (the Iceberg catalog's; none for Hive)."""
+        return self.preflight.session_conf(self.lake)
+
+    @property
+    def session_jars(self) -> list[str]:
+        return self.preflight.session_jars(self.lake)
 
     @property
     def state_files_on_object_store(self) -> bool:
         """Whether the state directory is written through Iceberg's S3FileIO (`loader.formats.lookup.
         open_state`): on S3, for a REST catalog's run, whose lock the catalog keeps."""
-        return kept_on_object_store(self.state_location, self.iceberg)
+        return self.lake.state_on_object_store
 
     @property
     def state_location(self) -> str:

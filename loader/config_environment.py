@@ -1,5 +1,6 @@
-"""The loader's settings checked against this machine, once, before a command uses them: the installed
-Spark line's Iceberg runtime, the jars an object store needs, a warehouse the embedded metastore can use,
+"""The loader's settings checked against this machine, once, before a command uses them: what the table
+format refuses of it (`loader.formats.preflight`: the Spark line's Iceberg runtime, the jars an object
+store needs), a warehouse the embedded metastore can use,
 the security settings' files; and their local paths made absolute against the directory the loader was
 started from, since Spark's JVM runs elsewhere (`loader.runtime.spark_session`) and would read a relative
 path against its own. What the values alone must be was checked when the settings were made
@@ -12,13 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from loader.config_rules import is_uri
-from loader.runtime.spark_session import (
-    installed_spark_version,
-    local_path,
-    object_store_jars,
-    remote_warehouse_refusal,
-)
-from loader.runtime.spark_versions import iceberg_refusal
+from loader.runtime.spark_session import local_path, remote_warehouse_refusal
 
 if TYPE_CHECKING:
     from loader.config import LoaderSettings
@@ -31,16 +26,10 @@ def absolute_if_local(location: str) -> str:
 
 def checked_on_this_machine(settings: LoaderSettings) -> LoaderSettings:
     """`settings`, their local paths absolute; ValueError for what this machine cannot run."""
-    if settings.table_format == "iceberg" and (refusal := iceberg_refusal(installed_spark_version())):
+    if refusal := settings.preflight.refuses_machine(settings.lake):
         raise ValueError(refusal)
     if not settings.metastore_uri and local_path(settings.warehouse) is None:
         raise ValueError(remote_warehouse_refusal(settings.warehouse))  # as the session would, later
-    on_object_store = settings.catalog_access.object_store or settings.state_files_on_object_store
-    if settings.table_format == "iceberg" and on_object_store and not object_store_jars():
-        raise ValueError(
-            "Iceberg tables on an object store need Iceberg's AWS bundle beside its Spark runtime: "
-            "scripts/fetch-jars fetches both (or put iceberg-aws-bundle on Spark's class path)"
-        )
     settings.kafka_security.validate()
     settings.registry_access.session(settings.registry_url, settings.kafka_security.sasl_login)  # its files
     archive_dir, metrics_file = settings.driver_class_archive_dir, settings.metrics_file

@@ -8,11 +8,8 @@ from __future__ import annotations
 import os
 import re
 
-from loader.formats.iceberg_catalogs import CatalogAccess, IcebergCatalog
 from loader.formats.iceberg_catalogs import check as check_catalog
-from loader.formats.object_store_files import S3_SCHEMES
-
-OBJECT_STORE_SCHEMES = ("s3://", "s3a://", "s3n://", "gs://", "abfs://", "abfss://", "wasb://", "wasbs://")
+from loader.formats.preflight import Lake, Preflight
 
 
 def is_uri(location: str) -> bool:
@@ -45,35 +42,10 @@ def an_archive_directory(value: str | None) -> str | None:
     return value
 
 
-def check_tables_and_store(
-    table_format: str,
-    catalog: IcebergCatalog,
-    catalog_access: CatalogAccess,
-    warehouse: str,
-    state_location: str,
-) -> None:
-    """Raises ValueError for a table format, catalog and store that cannot work together."""
-    if table_format != "iceberg" and (catalog.kind == "rest" or catalog_access != CatalogAccess()):
-        raise ValueError(
-            "the REST catalog and object store settings are for Iceberg tables (table-format = iceberg)"
-        )
-    check_catalog(catalog)  # raises for a catalog description that cannot work
-    if table_format == "hive" and (
-        warehouse.startswith(OBJECT_STORE_SCHEMES) or state_location.startswith(OBJECT_STORE_SCHEMES)
-    ):
-        raise ValueError(
-            "Hive tables are not loaded onto an object store: a Hive commit moves each file into "
-            "place by renaming it, which an object store does as a copy that readers can see half "
-            "done, and the run lock there is not atomic. Load Iceberg tables instead (--table-format "
-            'iceberg), through a REST catalog (--iceberg-catalog rest; see "Iceberg catalogs and '
-            'object stores")'
-        )
-    on_another_store = state_location.startswith(OBJECT_STORE_SCHEMES) and not state_location.startswith(
-        S3_SCHEMES
-    )
-    if catalog.keeps_locations and on_another_store:
-        raise ValueError(
-            f"the loader's state directory {state_location} is on an object store the loader "
-            "writes its state to only on S3 (s3://): give warehouse (or state-dir) on S3, a local disk "
-            "or HDFS"
-        )
+def check_tables_and_store(preflight: Preflight, lake: Lake) -> None:
+    """Raises ValueError for a table format, catalog and store that cannot work together: what the format
+    refuses first (`loader.formats.preflight`), then an Iceberg catalog's description that cannot work,
+    whichever the format (its settings are given, so they must make sense)."""
+    if refusal := preflight.refuses_settings(lake):
+        raise ValueError(refusal)
+    check_catalog(lake.catalog)

@@ -1,6 +1,7 @@
-"""The Spark session of a loader command: `build_spark_session` with what a run needs (Iceberg's jars and
-catalog only for Iceberg tables, the fair scheduler for topics' jobs side by side, the driver JVM's JIT and
-class archive), from the settings it names."""
+"""The Spark session of a loader command: `build_spark_session` with what a run needs (the table format's
+settings and jars, from `loader.formats.preflight`: Iceberg's catalog and runtime for Iceberg tables only;
+the fair scheduler for topics' jobs side by side; the driver JVM's JIT and class archive), from the
+settings it names."""
 
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ from loader.runtime.spark_session import (
     DRIVER_JIT,
     SparkSettings,
     build_spark_session,
-    iceberg_jars,
 )
 
 
@@ -22,9 +22,9 @@ class SessionSettings(Protocol):
     """What the session takes of the loader's settings (`loader.config.LoaderSettings` has it)."""
 
     @property
-    def table_format(self) -> str: ...
+    def session_conf(self) -> dict[str, str]: ...
     @property
-    def iceberg_session_conf(self) -> dict[str, str]: ...
+    def session_jars(self) -> list[str]: ...
     @property
     def warehouse(self) -> str: ...
     @property
@@ -38,10 +38,6 @@ class SessionSettings(Protocol):
 
 
 def spark_for(settings: SessionSettings) -> SparkSession:
-    iceberg: dict[str, str] = {}
-    jars: list[str] = []
-    if settings.table_format == "iceberg":  # a Hive lake's session loads nothing of Iceberg
-        iceberg, jars = settings.iceberg_session_conf, iceberg_jars()
     spark = build_spark_session(
         SparkSettings(
             warehouse_dir=settings.warehouse,
@@ -54,9 +50,9 @@ def spark_for(settings: SessionSettings) -> SparkSession:
                 # Topics' jobs share the executors fairly (see `loader.run.load`), instead of first come,
                 # first served.
                 "spark.scheduler.mode": "FAIR",
-                **iceberg,
+                **settings.session_conf,  # the table format's (`loader.formats.preflight`)
             },
-            extra_jars=tuple(jars),
+            extra_jars=tuple(settings.session_jars),
             driver_java_options=DRIVER_JIT[settings.driver_jit],
             class_archive_dir=(
                 Path(settings.driver_class_archive_dir) if settings.driver_class_archive_dir else None

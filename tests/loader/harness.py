@@ -91,7 +91,7 @@ class Harness:
         (the metastore, the warehouse or a REST catalog: catalog settings are a session's own, read when
         it first looks a table up). In-process runs and readers of a REST catalog's tables use it, with the
         warehouse of the session (`in_process`)."""
-        conf = self.settings().iceberg_session_conf
+        conf = self.settings().session_conf
         if not conf:
             return spark
         session = spark.newSession()

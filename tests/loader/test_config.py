@@ -183,7 +183,7 @@ def test_table_format_from_flag_environment_and_file(tmp_path: Path) -> None:
 
 def test_iceberg_session_settings_only_for_iceberg(tmp_path: Path) -> None:
     def conf(**values: str) -> dict[str, str]:
-        return LoaderSettings("k:9092", "http://r", f"file:{tmp_path}", **values).iceberg_session_conf
+        return LoaderSettings("k:9092", "http://r", f"file:{tmp_path}", **values).session_conf
 
     assert conf() == {}  # Hive tables: nothing of Iceberg in the session
     hive = conf(table_format="iceberg")
@@ -211,7 +211,7 @@ def test_rest_catalog_settings_from_flags_variables_and_file(
         assert "--iceberg-rest-credential-file" in result.output and "--s3-path-style" in result.output
     monkeypatch.setenv("LOADER_S3_ACCESS_KEY_ID", "AK")
     settings = _settings(config, iceberg_rest_warehouse="lake", iceberg_vended_credentials=True)
-    conf = settings.iceberg_session_conf
+    conf = settings.session_conf
     assert conf["spark.sql.catalog.spark_catalog.uri"] == "http://catalog:8181"
     assert conf["spark.sql.catalog.spark_catalog.warehouse"] == "lake"
     assert conf["spark.sql.catalog.spark_catalog.s3.access-key-id"] == "AK"
