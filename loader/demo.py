@@ -13,7 +13,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import click
 from confluent_kafka import Producer
@@ -26,6 +26,7 @@ from rich.markup import escape
 
 from loader import job
 from loader.config import LoaderSettings
+from loader.formats.preflight import FORMAT_NAMES, TableFormatName
 from loader.outcome.report import render
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -138,7 +139,7 @@ def produce_examples(bootstrap_servers: str, registry_url: str, console: Console
 @click.option("--database", default="kafka", show_default=True)
 @click.option(
     "--table-format",
-    type=click.Choice(["hive", "iceberg"]),
+    type=click.Choice(FORMAT_NAMES),
     default="hive",
     show_default=True,
     help="Hive ORC tables or Apache Iceberg tables (a warehouse holds tables of one format).",
@@ -148,7 +149,7 @@ def main(
     registry_url: str,
     warehouse: str,
     database: str,
-    table_format: Literal["hive", "iceberg"],
+    table_format: TableFormatName,
 ) -> None:
     """Register, produce, load, show."""
     console = Console()

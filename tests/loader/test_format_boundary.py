@@ -34,6 +34,7 @@ OUTSIDE_THE_FORMATS = sorted(
         LOADER / "config_rules.py",
         LOADER / "config_environment.py",
         LOADER / "job.py",
+        LOADER / "demo.py",
         *(LOADER / "run").rglob("*.py"),
         *(LOADER / "runtime").rglob("*.py"),
     ]
