@@ -4,8 +4,8 @@ with the Kafka offsets they cover, says which offsets a table already holds, and
 The run (`loader.run`, `loader.job`) speaks only this interface, and finds a format by its name
 (`loader.formats.lookup`); the settings, their checks and the Spark session learn what a format needs and
 refuses before a run opens it from `loader.formats.preflight`. Adding a format or a catalog touches only
-this folder (the commands beside a run, `loader maintain` and `loader status`, still name the two formats). Each format commits in
-its own way: `loader.formats.hive` stages ORC files that the run's manifest moves into place and whose
+this folder (but for `loader maintain`, which still names the two formats). Each format commits in its own
+way: `loader.formats.hive` stages ORC files that the run's manifest moves into place and whose
 partitions it registers (`loader.planning.commit_protocol`, completed through `add_partitions`), and records
 a table's valid-through after the commit point; `loader.formats.iceberg` commits each append as one Iceberg
 snapshot that names its offsets and valid-through, and stages nothing for the manifest.

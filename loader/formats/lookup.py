@@ -11,7 +11,9 @@ from pyspark.sql import SparkSession
 from loader.formats import TableFormat
 from loader.formats.hive import HiveFormat
 from loader.formats.hive.table_catalog import TableCatalog
+from loader.formats.hive.table_properties import read_valid_through as read_hive_valid_through
 from loader.formats.iceberg import IcebergFormat
+from loader.formats.iceberg import read_valid_through as read_iceberg_valid_through
 from loader.formats.iceberg_catalogs import IcebergCatalog
 from loader.formats.object_store_files import ObjectStoreFiles, kept_on_object_store
 from loader.planning.state_store import StateFiles, StateStore
@@ -45,9 +47,18 @@ def _iceberg(spark: SparkSession, store: StateFiles, place: FormatPlace, run_id:
     )  # fmt: skip
 
 
-FORMATS: dict[str, Callable[[SparkSession, StateFiles, FormatPlace, str], TableFormat]] = {
-    "hive": _hive,
-    "iceberg": _iceberg,
+@dataclass(frozen=True)
+class FormatOpeners:
+    """How a run opens a format, and how a command beside the run reads what the format records."""
+
+    open: Callable[[SparkSession, StateFiles, FormatPlace, str], TableFormat]
+    # A table's recorded valid-through (`loader.planning.freshness`), for `loader status`.
+    valid_through: Callable[[SparkSession, str], str | None]
+
+
+FORMATS: dict[str, FormatOpeners] = {
+    "hive": FormatOpeners(_hive, read_hive_valid_through),
+    "iceberg": FormatOpeners(_iceberg, read_iceberg_valid_through),
 }
 
 
@@ -55,11 +66,19 @@ def open_format(
     name: str, spark: SparkSession, store: StateFiles, place: FormatPlace, run_id: str
 ) -> TableFormat:
     """The format `name` for one run (making no metastore call until the run asks it something)."""
+    return _format(name).open(spark, store, place, run_id)
+
+
+def recorded_valid_through(spark: SparkSession, name: str, table: str) -> str | None:
+    """`table`'s recorded valid-through under format `name`; None when it records none."""
+    return _format(name).valid_through(spark, table)
+
+
+def _format(name: str) -> FormatOpeners:
     try:
-        opener = FORMATS[name]
+        return FORMATS[name]
     except KeyError:
         raise ValueError(f"unknown table format {name!r}: one of {', '.join(sorted(FORMATS))}") from None
-    return opener(spark, store, place, run_id)
 
 
 def open_state(spark: SparkSession, location: str, catalog: IcebergCatalog) -> StateFiles:

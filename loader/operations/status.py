@@ -14,14 +14,13 @@ from rich.markup import escape
 from rich.table import Table
 
 from loader.config import LoaderSettings
-from loader.formats.lookup import open_state
+from loader.formats.lookup import open_state, recorded_valid_through
 from loader.planning.commit_protocol import Manifest
-from loader.planning.freshness import PROPERTY, parse_timestamp
+from loader.planning.freshness import parse_timestamp
 from loader.planning.kafka_identity import comparable_topic_ids
 from loader.planning.offsets import plan_ranges
 from loader.reading.event_types import event_table
 from loader.reading.kafka_metadata import list_topics, topic_ids, watermarks
-from loader.reading.sql_text import identifier, string_literal
 from loader.runtime.loader_session import spark_for
 from loader.schema.naming import table_name
 
@@ -153,22 +152,12 @@ def render(report: StatusReport, console: Console) -> None:
 
 
 def table_valid_through(spark: SparkSession, table_format: str, table: str) -> str | None:
-    """The table's `loader.valid-through`: Hive's table property, or the newest Iceberg snapshot summary
-    that has one; None when it has none or cannot be read."""
-    name = ".".join(identifier(part) for part in table.split(".", 1))
-    key = string_literal(PROPERTY)
+    """The table's recorded `loader.valid-through` (`loader.formats.lookup.recorded_valid_through`); None
+    when it has none or cannot be read."""
     try:
-        if table_format == "iceberg":
-            rows = spark.sql(
-                f"SELECT summary[{key}] AS v FROM {name}.snapshots WHERE summary[{key}] IS NOT NULL "
-                "ORDER BY committed_at DESC LIMIT 1"
-            ).collect()
-        else:
-            rows = [r for r in spark.sql(f"SHOW TBLPROPERTIES {name}").collect() if r["key"] == PROPERTY]
-            rows = [{"v": r["value"]} for r in rows]
+        return recorded_valid_through(spark, table_format, table)
     except Exception:  # a table dropped or unreadable: its freshness is unknown, not a failed status
         return None
-    return str(rows[0]["v"]) if rows else None
 
 
 def _oldest(values: Iterable[str | None]) -> str | None:

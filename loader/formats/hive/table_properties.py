@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from pyspark.sql import SparkSession
+
 from loader.formats.hive.table_catalog import TableCatalog
 from loader.outcome.report import RunReport
-from loader.planning.freshness import due_for_recording, valid_through_property
+from loader.planning.freshness import PROPERTY, due_for_recording, valid_through_property
 from loader.reading.sql_text import identifier, string_literal
 
 
@@ -21,6 +23,13 @@ def set_properties_sql(qualified: str, properties: dict[str, str]) -> str:
     name = ".".join(identifier(part) for part in qualified.split(".", 1))
     pairs = ", ".join(f"{string_literal(k)} = {string_literal(v)}" for k, v in sorted(properties.items()))
     return f"ALTER TABLE {name} SET TBLPROPERTIES ({pairs})"
+
+
+def read_valid_through(spark: SparkSession, qualified: str) -> str | None:
+    """The table's recorded `loader.valid-through` property; None when it has none."""
+    name = ".".join(identifier(part) for part in qualified.split(".", 1))
+    found = [r["value"] for r in spark.sql(f"SHOW TBLPROPERTIES {name}").collect() if r["key"] == PROPERTY]
+    return str(found[0]) if found else None
 
 
 def record_valid_through(
