@@ -33,7 +33,7 @@ from pydantic.dataclasses import dataclass as model
 from loader import config_rules as rules
 from loader.formats.catalog_settings import CatalogInputs
 from loader.formats.iceberg_catalogs import CatalogAccess, CatalogKind, IcebergCatalog
-from loader.formats.preflight import PREFLIGHTS, Lake, Preflight, TableFormatName
+from loader.formats.preflight import FORMAT_NAMES, PREFLIGHTS, Lake, Preflight
 from loader.reading.kafka_security import KafkaSecurity
 from loader.reading.security_settings import SecurityInputs
 from loader.schema.partitioning import Granularity
@@ -116,10 +116,11 @@ class LoaderSettings:
         Granularity, Setting("Time partitions dt=YYYY-MM-DD[/hour=HH] from the record timestamp, UTC.", RUN)
     ] = "hour"
     table_format: Annotated[
-        TableFormatName,
+        str,
         Setting(
             "Hive ORC tables committed by the loader's manifest and file moves, or Apache Iceberg tables "
-            'committed by Iceberg (see "Table formats").'
+            'committed by Iceberg (see "Table formats").',
+            choices=FORMAT_NAMES,  # the formats of `loader.formats.preflight`, checked against it
         ),
     ] = "hive"
     iceberg_catalog: Annotated[
@@ -389,6 +390,14 @@ class LoaderSettings:
             limit = setting.lowest if "greater_than_equal" in kinds else setting.highest
             side = "at least" if "greater_than_equal" in kinds else "at most"
             raise ValueError(f"{setting.key} must be {side} {limit:g}, not {value!r}") from None
+
+    @field_validator("table_format")
+    @classmethod
+    def _a_format(cls, value: str) -> str:
+        """One of the formats `loader.formats.preflight` knows when the settings are made."""
+        if value not in PREFLIGHTS:
+            raise ValueError(f"table format must be {' or '.join(map(repr, PREFLIGHTS))}, not {value!r}")
+        return value
 
     @field_validator("current_state_topics", "no_current_state_topics")
     @classmethod

@@ -26,7 +26,7 @@ from rich.markup import escape
 
 from loader import job
 from loader.config import LoaderSettings
-from loader.formats.preflight import FORMAT_NAMES, TableFormatName
+from loader.formats.preflight import FORMAT_NAMES
 from loader.outcome.report import render
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -149,7 +149,7 @@ def main(
     registry_url: str,
     warehouse: str,
     database: str,
-    table_format: TableFormatName,
+    table_format: str,
 ) -> None:
     """Register, produce, load, show."""
     console = Console()

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
 
 from loader.formats.iceberg_catalogs import CatalogAccess, IcebergCatalog, spark_catalog_conf
 from loader.formats.object_store_files import S3_SCHEMES, kept_on_object_store
@@ -100,6 +99,6 @@ PREFLIGHTS: dict[str, Preflight] = {
         lambda _: iceberg_jars(),
     ),
 }
+# The table-format setting's choices (its flag's and its manual's); the settings check a value against
+# `PREFLIGHTS` itself when they are made.
 FORMAT_NAMES = tuple(PREFLIGHTS)
-# The type of the table-format setting: its choices are the formats above.
-TableFormatName = Literal[FORMAT_NAMES]  # type: ignore[valid-type]
