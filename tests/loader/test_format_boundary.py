@@ -27,6 +27,7 @@ NEUTRAL = {
     "loader.formats.iceberg_catalogs",
     "loader.formats.object_store_files",
     "loader.formats.catalog_lock",
+    "loader.formats.one_format",  # the refusal of a database holding tables of two formats, for any format
 }
 OUTSIDE_THE_FORMATS = sorted(
     [
