@@ -154,23 +154,3 @@ def test_the_in_process_scenarios_hold_on_a_third_format(
     scenario: Callable[[Harness, SparkSession], None], harness: Harness, spark: SparkSession
 ) -> None:
     scenario(harness, spark)
-
-
-def test_a_new_field_adds_a_column_and_each_record_is_loaded_once(
-    harness: Harness, spark: SparkSession
-) -> None:
-    topic = harness.topic()
-    harness.produce(topic, test_load_job.V1, [test_load_job.v(1, i) for i in range(3)])
-    first = harness.run(spark)
-    assert first.exit_code == 0, first.error
-    [loaded] = [t for t in first.topics if t.topic == topic]
-    assert (loaded.table_action, loaded.records) == ("created", 3)
-    harness.produce(topic, test_load_job.V2, [test_load_job.v(2, i) for i in range(3, 5)])
-    second = harness.run(spark)
-    assert second.exit_code == 0, [(t.topic, t.status, t.reason) for t in second.topics]
-    [again] = [t for t in second.topics if t.topic == topic]
-    assert (again.table_action, again.records) == ("evolved", 2)
-    got = test_load_job.rows(spark, again.table)
-    assert sorted(r["member_id"] for r in got) == [0, 1, 2, 3, 4]  # each record once
-    assert sorted((r["member_id"], r["referrer"]) for r in got)[2:] == [(2, None), (3, "/r/3"), (4, "/r/4")]
-    assert spark.sql(f"DESCRIBE TABLE {again.table}").filter("col_name = 'referrer'").count() == 1
