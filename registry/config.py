@@ -10,6 +10,7 @@ object. `ServerSettings` is what only `registry serve` uses: where to listen, ho
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from collections.abc import Mapping
@@ -39,9 +40,14 @@ def default_database_url() -> str:
     return f"sqlite:///{Path.cwd() / DEFAULT_SQLITE_FILE}"
 
 
+@functools.cache
+def _declared_of(cls: type) -> list[Declared]:
+    return declared(cls, prefix=ENV_PREFIX)
+
+
 def _checked(settings: object) -> None:
     """Raises ValueError for a value outside its declared bounds or choices."""
-    for setting in declared(type(settings), prefix=ENV_PREFIX):
+    for setting in _declared_of(type(settings)):
         value = getattr(settings, setting.name)
         setting.setting.check(setting.flag, value)
         if setting.choices and value not in setting.choices:
@@ -214,7 +220,7 @@ def from_environment(cls: type, environ: Mapping[str, str]) -> dict[str, Any]:
     return values
 
 
-DECLARED: list[Declared] = declared(ServerSettings, RegistryConfig, prefix=ENV_PREFIX)
+DECLARED: list[Declared] = _declared_of(ServerSettings) + _declared_of(RegistryConfig)
 SETTINGS = {setting.name: setting for setting in DECLARED}
 
 
