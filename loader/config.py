@@ -31,6 +31,7 @@ from pydantic import (
 from pydantic.dataclasses import dataclass as model
 
 from loader import config_rules as rules
+from loader.config_environment import checked_on_this_machine
 from loader.formats.catalog_settings import CatalogInputs
 from loader.formats.iceberg_catalogs import CatalogAccess, CatalogKind, IcebergCatalog
 from loader.formats.preflight import FORMAT_NAMES, PREFLIGHTS, Lake, Preflight
@@ -457,8 +458,6 @@ class LoaderSettings:
     def validate(self) -> LoaderSettings:
         """The settings checked against this machine, their local paths made absolute
         (`loader.config_environment`); the values alone were checked when the settings were made."""
-        from loader.config_environment import checked_on_this_machine
-
         return checked_on_this_machine(self)
 
     def compaction_policy(self) -> CompactionPolicy:

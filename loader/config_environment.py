@@ -10,13 +10,43 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, Protocol, TypeVar
 
 from loader.config_rules import is_uri
+from loader.formats.preflight import Lake, Preflight
+from loader.reading.kafka_security import KafkaSecurity
 from loader.runtime.spark_session import local_path, remote_warehouse_refusal
+from pipeline_client.client_settings import RegistryClientSettings
 
-if TYPE_CHECKING:
-    from loader.config import LoaderSettings
+
+class MachineChecked(Protocol):
+    """What the checks read of the loader's settings (`loader.config.LoaderSettings`, a dataclass)."""
+
+    __dataclass_fields__: dict[str, Any]
+
+    @property
+    def preflight(self) -> Preflight: ...
+    @property
+    def lake(self) -> Lake: ...
+    @property
+    def metastore_uri(self) -> str | None: ...
+    @property
+    def warehouse(self) -> str: ...
+    @property
+    def state_dir(self) -> str | None: ...
+    @property
+    def registry_url(self) -> str: ...
+    @property
+    def kafka_security(self) -> KafkaSecurity: ...
+    @property
+    def registry_access(self) -> RegistryClientSettings: ...
+    @property
+    def driver_class_archive_dir(self) -> str | None: ...
+    @property
+    def metrics_file(self) -> str | None: ...
+
+
+Settings = TypeVar("Settings", bound=MachineChecked)
 
 
 def absolute_if_local(location: str) -> str:
@@ -24,7 +54,7 @@ def absolute_if_local(location: str) -> str:
     return location if is_uri(location) else str(Path(location).absolute())
 
 
-def checked_on_this_machine(settings: LoaderSettings) -> LoaderSettings:
+def checked_on_this_machine(settings: Settings) -> Settings:
     """`settings`, their local paths absolute; ValueError for what this machine cannot run."""
     if refusal := settings.preflight.refuses_machine(settings.lake):
         raise ValueError(refusal)
