@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import sys
 import tomllib
-from dataclasses import dataclass, field
-from datetime import timedelta
+from dataclasses import field
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -34,6 +34,7 @@ from loader import config_rules as rules
 from loader.config_environment import checked_on_this_machine
 from loader.formats.catalog_settings import CatalogInputs
 from loader.formats.iceberg_catalogs import CatalogAccess, CatalogKind, IcebergCatalog
+from loader.formats.maintenance import CompactionPolicy, MaintainRequest
 from loader.formats.preflight import FORMAT_NAMES, PREFLIGHTS, Lake, Preflight
 from loader.reading.kafka_security import KafkaSecurity
 from loader.reading.security_settings import SecurityInputs
@@ -52,25 +53,6 @@ from loader.setting_fields import (
 from pipeline_client.client_settings import RegistryClientSettings
 
 OBJECT_STORE_SCHEMES = ("s3://", "s3a://", "s3n://", "gs://", "abfs://", "abfss://", "wasb://", "wasbs://")
-
-
-@dataclass(frozen=True)
-class CompactionPolicy:
-    """What `loader maintain` compacts (`loader.operations.compaction_plan`), from the maintain settings."""
-
-    min_files: int = 10  # compact when more than this many small files are in a partition
-    small_file_bytes: int = 32 * 1024 * 1024
-    target_file_bytes: int = 128 * 1024 * 1024
-    min_age: timedelta = timedelta(hours=1)  # after the partition's time span ended
-
-    def validate(self) -> CompactionPolicy:
-        if self.min_files < 1:
-            raise ValueError("maintain-min-files must be at least 1")
-        if self.small_file_bytes < 1 or self.target_file_bytes < 1:
-            raise ValueError("maintain-small-file-mb and maintain-target-file-mb must be at least 1")
-        if self.min_age < timedelta(0):
-            raise ValueError("maintain-min-age-minutes must not be negative")
-        return self
 
 
 @model(frozen=True)
@@ -460,17 +442,23 @@ class LoaderSettings:
         (`loader.config_environment`); the values alone were checked when the settings were made."""
         return checked_on_this_machine(self)
 
-    def compaction_policy(self) -> CompactionPolicy:
-        return CompactionPolicy(
+    def maintain_request(self, run_id: str, now: datetime) -> MaintainRequest:
+        """What `loader maintain` asks of the format's maintenance, from the maintain settings."""
+        compaction = CompactionPolicy(
             min_files=self.maintain_min_files,
             small_file_bytes=self.maintain_small_file_mb * 1024 * 1024,
             target_file_bytes=self.maintain_target_file_mb * 1024 * 1024,
             min_age=timedelta(minutes=self.maintain_min_age_minutes),
         ).validate()
-
-    @property
-    def maintain_grace(self) -> timedelta:
-        return timedelta(minutes=self.maintain_grace_minutes)
+        return MaintainRequest(
+            run_id,
+            self.database,
+            now,
+            compaction,
+            grace=timedelta(minutes=self.maintain_grace_minutes),
+            snapshot_retention=timedelta(minutes=self.maintain_snapshot_retention_minutes),
+            catalog_name=self.iceberg_catalog,
+        )
 
 
 # Every setting a user gives: the loader's own, then the security settings that become `kafka_security`

@@ -223,14 +223,7 @@ def _load(
     # run's first one, and with the embedded metastore that first call starts it (about 2 s of a 7 s run).
     claim = functools.cache(lambda: claim_database(spark, settings.warehouse, settings.database))
     phases = PhaseClock(report.phases)
-    place = FormatPlace(
-        settings.database,
-        settings.warehouse,
-        settings.partition_granularity,
-        settings.iceberg,
-        settings.valid_through_step_s,
-    )
-    tables = open_format(settings.table_format, spark, store, place, report.run_id)
+    tables = open_format(settings.table_format, spark, store, FormatPlace.of(settings), report.run_id)
     log = CommitLog(store, add_partitions=tables.add_partitions)
     last = log.recover(before_completing=claim)
     forget_cached_tables(spark)

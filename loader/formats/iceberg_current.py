@@ -22,10 +22,8 @@ from pyspark.sql import functions as F
 
 from loader.formats import already_held
 from loader.runtime.java_values import java_string_map
-from loader.schema.current_state import DELETES, UPSERTS
+from loader.schema.current_state import CURRENT_STATE_PROPERTY, DELETES, UPSERTS
 
-# What marks a table as a current-state table (what `loader maintain` compacts as one).
-CURRENT_STATE_PROPERTY = "loader.current-state"
 # Row-level changes as deletion vectors (format version 3), not rewritten files.
 MERGE_ON_READ = {
     "write.merge.mode": "merge-on-read",

@@ -1,23 +1,42 @@
-"""The table formats by name (`--table-format`): the one place the run finds a format, so that a new format
-or catalog is added in `loader/formats/` alone."""
+"""The table formats by name (`--table-format`): the one place the run, `loader status` and `loader maintain`
+find a format, so that a new format or catalog is added in `loader/formats/` alone."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from pyspark.sql import SparkSession
 
 from loader.formats import TableFormat
 from loader.formats.hive import HiveFormat
+from loader.formats.hive.maintenance import maintain_hive_tables
 from loader.formats.hive.table_catalog import TableCatalog
 from loader.formats.hive.table_properties import read_valid_through as read_hive_valid_through
 from loader.formats.iceberg import IcebergFormat
 from loader.formats.iceberg import read_valid_through as read_iceberg_valid_through
 from loader.formats.iceberg_catalogs import IcebergCatalog
+from loader.formats.iceberg_maintenance import maintain_iceberg_tables
+from loader.formats.maintenance import Maintenance
 from loader.formats.object_store_files import ObjectStoreFiles, kept_on_object_store
 from loader.planning.state_store import StateFiles, StateStore
 from loader.schema.partitioning import Granularity
+
+
+class PlaceSettings(Protocol):
+    """The settings a format's place is read from (the loader's settings have them)."""
+
+    @property
+    def database(self) -> str: ...
+    @property
+    def warehouse(self) -> str: ...
+    @property
+    def partition_granularity(self) -> Granularity: ...
+    @property
+    def iceberg(self) -> IcebergCatalog: ...
+    @property
+    def valid_through_step_s(self) -> float: ...
 
 
 @dataclass(frozen=True)
@@ -29,6 +48,16 @@ class FormatPlace:
     granularity: Granularity
     iceberg: IcebergCatalog  # where Iceberg tables are kept, and the version of those the run creates
     valid_through_step_s: float = 0.0  # how far a Hive table's recorded valid-through may lag the run's
+
+    @classmethod
+    def of(cls, settings: PlaceSettings) -> FormatPlace:
+        return cls(
+            settings.database,
+            settings.warehouse,
+            settings.partition_granularity,
+            settings.iceberg,
+            settings.valid_through_step_s,
+        )
 
 
 def _hive(spark: SparkSession, store: StateFiles, place: FormatPlace, run_id: str) -> TableFormat:
@@ -54,11 +83,16 @@ class FormatOpeners:
     open: Callable[[SparkSession, StateFiles, FormatPlace, str], TableFormat]
     # A table's recorded valid-through (`loader.planning.freshness`), for `loader status`.
     valid_through: Callable[[SparkSession, str], str | None]
+    # What `loader maintain` does, in turn, to the database's tables (`loader.formats.maintenance`).
+    maintenance: tuple[Maintenance, ...]
 
 
 FORMATS: dict[str, FormatOpeners] = {
-    "hive": FormatOpeners(_hive, read_hive_valid_through),
-    "iceberg": FormatOpeners(_iceberg, read_iceberg_valid_through),
+    "hive": FormatOpeners(_hive, read_hive_valid_through, (maintain_hive_tables,)),
+    # The loader's ORC tables too: what a Hive-format run's unfinished compaction left is finished.
+    "iceberg": FormatOpeners(
+        _iceberg, read_iceberg_valid_through, (maintain_hive_tables, maintain_iceberg_tables)
+    ),
 }
 
 
@@ -72,6 +106,11 @@ def open_format(
 def recorded_valid_through(spark: SparkSession, name: str, table: str) -> str | None:
     """`table`'s recorded valid-through under format `name`; None when it records none."""
     return _format(name).valid_through(spark, table)
+
+
+def maintenance(name: str) -> tuple[Maintenance, ...]:
+    """What `loader maintain` does under format `name`, in turn."""
+    return _format(name).maintenance
 
 
 def _format(name: str) -> FormatOpeners:

@@ -28,12 +28,11 @@ from rich.markup import escape
 from rich.table import Table
 
 from loader.config import LoaderSettings
-from loader.formats.iceberg_current import CURRENT_STATE_PROPERTY
-from loader.formats.lookup import open_state
+from loader.formats.lookup import FormatPlace, open_format, open_state
 from loader.operations.current_state_audit import CurrentStateAudit, reconcile_current
 from loader.planning.audit_files import recorded_counts
 from loader.runtime.spark_errors import first_line
-from loader.schema.current_state import CURRENT_SUFFIX
+from loader.schema.current_state import CURRENT_STATE_PROPERTY, CURRENT_SUFFIX
 from loader.warehouse_layout import check_layout
 
 WINDOW_MINUTES = 10
@@ -117,11 +116,13 @@ def audit(settings: LoaderSettings, spark: SparkSession, quarantine_table: str) 
         grouped = spark.table(quarantine).groupBy("topic", window_of(F.col("timestamp")).alias("w")).count()
         quarantined = {(r["topic"], r["w"]): int(r["count"]) for r in grouped.collect()}
     report = AuditReport(settings.database, notes={t: n for t, n in sorted(recorded.notes.items()) if n})
+    formatted = open_format(settings.table_format, spark, store, FormatPlace.of(settings), "audit")
     for topic, tables in sorted(recorded.tables.items()):
         current = _current_state_tables(spark, tables)
         for table in current:
             try:
-                report.current.append((topic, reconcile_current(spark, settings, topic, None, table)))
+                held = formatted.held_offsets(table.rpartition(".")[2], topic, None)
+                report.current.append((topic, reconcile_current(spark, settings, topic, held, table)))
             except (PySparkException, Py4JJavaError) as exc:
                 report.unreadable[table] = first_line(exc, 500) or type(exc).__name__
         tables = tables - set(current)  # a topic's only table may be its current-state table

@@ -1,5 +1,5 @@
 """The audit of a current-state table (see docs/loader.md, "Current-state tables"): a full read of the
-topic up to the offsets the table holds by its own account (its newest loader snapshot), reduced to the
+topic up to the offsets the table holds by its own account (its format's `held_offsets`), reduced to the
 live keys and the offset of each key's latest record, against the table's keys and offsets. Keys are
 compared as Kafka's bytes (`_kafka_key`), whatever their schema."""
 
@@ -10,10 +10,8 @@ from dataclasses import dataclass
 from pyspark.sql import SparkSession, Window
 from pyspark.sql import functions as F
 
-from loader.formats.iceberg import held_in, newest_loader_snapshot
 from loader.planning.offsets import OffsetRange
 from loader.reading.topic_read import KafkaReadSettings, read_ranges
-from loader.runtime.java_values import java_class
 
 
 @dataclass(frozen=True)
@@ -31,17 +29,11 @@ class CurrentStateAudit:
 
 
 def reconcile_current(
-    spark: SparkSession, read: KafkaReadSettings, topic: str, topic_id: str | None, qualified_table: str
+    spark: SparkSession, read: KafkaReadSettings, topic: str, held: dict[int, int], qualified_table: str
 ) -> CurrentStateAudit:
-    """The table's live keys and their latest offsets against a full read of the topic (tombstones delete;
-    a topic of Debezium envelopes is not reduced by `op` here: its deletes are its tombstones)."""
-    # The session's catalog is Iceberg's in this session (a thread's active one may be another).
-    java_class(spark, "org.apache.spark.sql.SparkSession").setActiveSession(spark._jsparkSession)
-    iceberg_table = java_class(spark, "org.apache.iceberg.spark.Spark3Util").loadIcebergTable(
-        spark._jsparkSession, qualified_table
-    )
-    snapshot = newest_loader_snapshot(spark, iceberg_table)
-    held = (held_in(snapshot.summary, topic, topic_id) or {}) if snapshot is not None else {}
+    """The table's live keys and their latest offsets against a full read of the topic up to `held`, the
+    offsets the table holds by its own account (tombstones delete; a topic of Debezium envelopes is not
+    reduced by `op` here: its deletes are its tombstones)."""
     ranges = [OffsetRange(topic, p, 0, end) for p, end in sorted(held.items()) if end > 0]
     if ranges:
         records = read_ranges(spark, read, ranges).where(F.col("key").isNotNull())

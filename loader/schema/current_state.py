@@ -21,6 +21,8 @@ from typing import Any, Literal
 from loader.schema.naming import TableNameCollision
 
 CURRENT_SUFFIX = "_current"
+# What marks a table as a current-state table, in its properties, whatever its format.
+CURRENT_STATE_PROPERTY = "loader.current-state"
 # The reason a record is refused from a current-state table (counted in the run's report).
 NO_KEY = "no key: a current-state table holds rows by their Kafka key"
 

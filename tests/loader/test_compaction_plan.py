@@ -6,18 +6,17 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from loader.operations.compaction_plan import (
+from loader.formats.hive.compaction_plan import (
     Cleanup,
-    CompactionPolicy,
     DataFile,
     PartitionListing,
     cleanup_decision,
-    closed_before,
     is_closed,
     partition_end,
     plan_compactions,
 )
-from loader.operations.relocation_record import Relocation
+from loader.formats.hive.relocation_record import Relocation
+from loader.formats.maintenance import CompactionPolicy, closed_before
 
 MB = 1024 * 1024
 NOW = datetime(2026, 11, 23, 12, 30, tzinfo=UTC)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 import click
@@ -128,11 +129,14 @@ def test_maintenance_settings_come_from_the_file_and_become_the_compaction_polic
         '[loader]\nbootstrap-servers = "k:9092"\nregistry-url = "http://r"\nwarehouse = "/w"\n'
         "maintain-min-files = 4\nmaintain-small-file-mb = 8\nmaintain-target-file-mb = 256\n"
         "maintain-min-age-minutes = 30\nmaintain-grace-minutes = 0\n"
+        "maintain-snapshot-retention-minutes = 90\n"
     )
     settings = _settings(config)
-    policy = settings.compaction_policy()
+    request = settings.maintain_request("maintain-1", datetime(2026, 12, 7, tzinfo=UTC))
+    policy = request.compaction
     assert (policy.min_files, policy.small_file_bytes, policy.target_file_bytes) == (4, 8 << 20, 256 << 20)
-    assert (policy.min_age.total_seconds(), settings.maintain_grace.total_seconds()) == (1800, 0)
+    assert (policy.min_age.total_seconds(), request.grace.total_seconds()) == (1800, 0)
+    assert (request.database, request.snapshot_retention.total_seconds()) == ("kafka", 90 * 60)
 
 
 @pytest.mark.parametrize(

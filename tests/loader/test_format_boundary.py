@@ -1,7 +1,7 @@
 """A table format is added in `loader/formats/` alone: the settings' choices, their checks and the session
-reach a format through `loader.formats.preflight`, a run opens one through `loader.formats.lookup`, and the
-settings, the run, the runtime and `loader status` never name one. (`loader maintain` still does: issue 78's
-open item.)"""
+reach a format through `loader.formats.preflight`; a run, `loader status` and `loader maintain` reach one
+through `loader.formats.lookup`; and the settings, the run, the runtime and the commands beside the run
+never name one."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ NEUTRAL = {
     "loader.formats.object_store_files",
     "loader.formats.catalog_lock",
     "loader.formats.one_format",  # the refusal of a database holding tables of two formats, for any format
+    "loader.formats.maintenance",  # what `loader maintain` asks of any format, and what it answers
 }
 OUTSIDE_THE_FORMATS = sorted(
     [
@@ -36,7 +37,7 @@ OUTSIDE_THE_FORMATS = sorted(
         LOADER / "config_environment.py",
         LOADER / "job.py",
         LOADER / "demo.py",
-        LOADER / "operations" / "status.py",
+        *(LOADER / "operations").rglob("*.py"),
         *(LOADER / "run").rglob("*.py"),
         *(LOADER / "runtime").rglob("*.py"),
     ]

@@ -16,7 +16,7 @@ from loader.config import LoaderSettings
 from loader.formats import CurrentMerge
 from loader.formats.iceberg import IcebergFormat, summary_key
 from loader.formats.iceberg_current import DELETE, current_changes
-from loader.operations.iceberg_maintenance import maintain_table
+from loader.formats.iceberg_maintenance import maintain_table
 from loader.schema.current_state import KeyedChange, change_action, current_rows
 
 pytestmark = pytest.mark.integration
@@ -150,7 +150,8 @@ def test_maintenance_rewrites_the_deleted_rows_out_of_a_current_state_table(
     settings = LoaderSettings(
         bootstrap_servers="k", registry_url="http://r", warehouse="/w", database=database
     )
-    done = maintain_table(iceberg_spark, settings, database, "flags_current", datetime.now(UTC))
+    request = settings.maintain_request("maintain-1", datetime.now(UTC))
+    done = maintain_table(iceberg_spark, request, "flags_current")
     assert done.rewritten_files >= 1
     latest = summaries(iceberg_spark, qualified)[-1]
     assert (latest["total-delete-files"], latest["total-position-deletes"]) == ("0", "0")

@@ -21,11 +21,12 @@ import pytest
 from confluent_kafka import Producer
 from pyspark.sql import SparkSession
 
+from loader.formats.hive.maintenance import COMPACTED_DIR, CRASH_POINTS
 from loader.formats.hive.metastore import partition_location
 from loader.job import QUARANTINE_TABLE
 from loader.operations.audit import audit
 from loader.operations.lock import RunLock
-from loader.operations.maintain import COMPACTED_DIR, CRASH_POINTS, maintain
+from loader.operations.maintain import maintain
 from loader.outcome.report import EXIT_LOCKED
 from loader.schema.naming import table_name
 from tests.fixtures.hive_metastore import HiveMetastore

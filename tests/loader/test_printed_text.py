@@ -11,8 +11,9 @@ import pytest
 from rich.console import Console
 
 from loader import printed
+from loader.formats.maintenance import PartitionAction
 from loader.operations import audit, maintain, status
-from loader.operations.maintain import MaintainReport, PartitionAction
+from loader.operations.maintain import MaintainReport
 from loader.outcome.report import RunReport, TopicReport, render
 
 # What the AWS SDK says of a store that does not answer, and text that looks like a style.

@@ -1,9 +1,10 @@
 """A third table format, written here and registered only in `loader.formats`' two tables (`preflight`'s and
-`lookup`'s), loads topics through the unchanged run: the proof that a format is added behind the formats'
-interface alone. It is as small as a format can be: each table a Spark catalog table `USING parquet` over a
-directory of files the run stages and its manifest moves into place (as Hive's); columns added or widened
-(the table defined again over its files), other changes refused; no groups, no current-state tables. The
-scenarios are the in-process suite's own (`test_load_job`), run on it."""
+`lookup`'s), loads topics through the unchanged run, and `loader maintain` reaches its tables: the proof
+that a format is added behind the formats' interface alone. It is as small as a format can be: each table
+a Spark catalog table `USING parquet` over a directory of files the run stages and its manifest moves into
+place (as Hive's); columns added or widened (the table defined again over its files), other changes
+refused; no groups, no current-state tables, nothing compacted. The scenarios are the in-process suite's
+own (`test_load_job`), run on it."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from pyspark.sql.types import StructType
 
 from loader.formats import Append, CurrentMerge, GroupAppend, GroupMember, columns_ddl, lookup, preflight
 from loader.formats.lookup import FormatOpeners, FormatPlace
+from loader.formats.maintenance import Maintained, MaintainRequest, PartitionAction
+from loader.operations.maintain import maintain
 from loader.outcome.report import RunReport
 from loader.planning.commit_protocol import StagedTable
 from loader.planning.state_store import StateFiles, StateStore
@@ -32,7 +35,8 @@ REFUSAL = "parquet directories keep no current-state tables"
 
 @dataclass
 class ParquetDirectories:
-    """One run's tables: `<database>.<table>`, Spark catalog tables over `<warehouse>/<database>_parquet/`."""
+    """One run's tables: `<database>.<table>`, Spark catalog tables over `<warehouse>/<database>.db/`
+    (where the lake keeps its database, as every format must)."""
 
     spark: SparkSession
     store: StateFiles
@@ -45,7 +49,7 @@ class ParquetDirectories:
         return f"`{self.database}`.`{table}`"
 
     def _location(self, table: str) -> str:
-        return f"{self.warehouse.rstrip('/')}/{self.database}_parquet/{table}"
+        return f"{self.warehouse.rstrip('/')}/{self.database}.db/{table}"
 
     def prepare(self, tables: list[str]) -> None:
         return None
@@ -127,6 +131,16 @@ def _open(spark: SparkSession, store: StateFiles, place: FormatPlace, run_id: st
     return ParquetDirectories(spark, StateStore(spark, place.warehouse), place.warehouse, place.database)
 
 
+def _maintain(spark: SparkSession, store: StateFiles, request: MaintainRequest) -> Maintained:
+    """Parquet directories are not compacted: each of the database's tables is looked at and left."""
+    listed = (
+        spark.catalog.listTables(request.database) if spark.catalog.databaseExists(request.database) else []
+    )
+    names = sorted(t.name for t in listed if not t.isTemporary)
+    left = [PartitionAction(f"{request.database}.{n}", "", "nothing to compact") for n in names]
+    return Maintained(len(names), "Parquet directory table", left)
+
+
 @pytest.fixture
 def harness(harness: Harness, monkeypatch: pytest.MonkeyPatch) -> Iterator[Harness]:
     """The format registered where a new format would be, and nowhere else."""
@@ -134,7 +148,7 @@ def harness(harness: Harness, monkeypatch: pytest.MonkeyPatch) -> Iterator[Harne
     own = preflight.Preflight(lambda _: None, lambda _: None, lambda _: {}, lambda _: [])
     assert own.refuses_settings != hive.refuses_settings
     monkeypatch.setitem(preflight.PREFLIGHTS, NAME, own)
-    monkeypatch.setitem(lookup.FORMATS, NAME, FormatOpeners(_open, lambda _spark, _table: None))
+    monkeypatch.setitem(lookup.FORMATS, NAME, FormatOpeners(_open, lambda _spark, _table: None, (_maintain,)))
     harness.table_format = NAME
     yield harness
 
@@ -154,3 +168,20 @@ def test_the_in_process_scenarios_hold_on_a_third_format(
     scenario: Callable[[Harness, SparkSession], None], harness: Harness, spark: SparkSession
 ) -> None:
     scenario(harness, spark)
+
+
+def test_maintain_reaches_the_third_format_s_tables_through_the_lookup(
+    harness: Harness, spark: SparkSession
+) -> None:
+    empty = maintain(harness.settings(), spark)
+    assert (empty.exit_code, empty.verdict) == (
+        0,
+        "nothing to maintain: the database has no Parquet directory table",
+    )
+    topic = harness.topic()
+    harness.produce(topic, test_load_job.V1, [test_load_job.v(1, 0)])
+    [loaded] = [t for t in harness.run(spark).topics if t.topic == topic]
+    report = maintain(harness.settings(), spark)
+    assert report.error is None
+    assert (report.exit_code, report.verdict) == (0, "done")
+    assert (loaded.table, "nothing to compact") in {(a.table, a.action) for a in report.actions}

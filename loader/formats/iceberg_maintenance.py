@@ -30,18 +30,24 @@ directories whichever listing it uses). One path for every catalog, so each is t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from py4j.protocol import Py4JJavaError
 from pyspark.sql import SparkSession
 
-from loader.config import LoaderSettings
 from loader.formats.catalog_lock import LOCK_TABLE
 from loader.formats.iceberg import newest_loader_snapshot
-from loader.formats.iceberg_current import CURRENT_STATE_PROPERTY
 from loader.formats.iceberg_namespace import namespace_of, session_iceberg_catalog
-from loader.operations.compaction_plan import closed_before
+from loader.formats.maintenance import (
+    Maintained,
+    MaintainRequest,
+    PartitionAction,
+    TablesNotListed,
+    closed_before,
+)
+from loader.planning.state_store import StateFiles
 from loader.runtime.spark_errors import first_line
+from loader.schema.current_state import CURRENT_STATE_PROPERTY
 
 CATALOG = "spark_catalog"  # the session catalog, which Iceberg's SparkSessionCatalog serves
 
@@ -61,8 +67,33 @@ class IcebergMaintenance:
     orphan_files: int
 
 
-class TablesNotListed(RuntimeError):
-    """Iceberg's catalog did not list the database's tables: nothing was maintained."""
+def maintain_iceberg_tables(spark: SparkSession, _: StateFiles, request: MaintainRequest) -> Maintained:
+    """Each Iceberg table of the database maintained by Iceberg's procedures (its records are in its
+    snapshots, not in the state directory); one table's failure is its action, the others go on."""
+    names = iceberg_tables(spark, request.database)
+    kind = f"Iceberg table in the {request.catalog_name} catalog"
+    return Maintained(len(names), kind, [_maintained(spark, request, name) for name in names])
+
+
+def _maintained(spark: SparkSession, request: MaintainRequest, table: str) -> PartitionAction:
+    qualified = f"{request.database}.{table}"
+    try:
+        done = maintain_table(spark, request, table)
+    except NotTimePartitioned as exc:
+        return PartitionAction(qualified, "", "skipped", detail=str(exc))
+    except Exception as exc:  # Iceberg commits all or nothing: the table is as it was
+        return PartitionAction(qualified, "", "failed", detail=first_line(exc, 300) or type(exc).__name__)
+    return PartitionAction(
+        qualified,
+        f"before {done.closed_before:%Y-%m-%d %H:%M} UTC",
+        "compacted" if done.rewritten_files else "nothing to compact",
+        done.rewritten_files,
+        done.added_files,
+        detail=(
+            f"{done.expired_snapshots} snapshot(s) expired, {done.deleted_files} replaced file(s) deleted, "
+            f"{done.orphan_files} orphan file(s) removed"
+        ),
+    )
 
 
 def iceberg_tables(spark: SparkSession, database: str) -> list[str]:
@@ -81,14 +112,12 @@ def iceberg_tables(spark: SparkSession, database: str) -> list[str]:
     return sorted(names - {LOCK_TABLE})
 
 
-def maintain_table(
-    spark: SparkSession, settings: LoaderSettings, database: str, table: str, now: datetime
-) -> IcebergMaintenance:
-    qualified = f"{database}.{table}"
+def maintain_table(spark: SparkSession, request: MaintainRequest, table: str) -> IcebergMaintenance:
+    qualified, now = f"{request.database}.{table}", request.now
     jvm = spark._jvm
     catalog = session_iceberg_catalog(spark)
     iceberg_table = catalog.loadTable(jvm.org.apache.iceberg.catalog.TableIdentifier.parse(qualified))
-    policy = settings.compaction_policy()
+    policy = request.compaction
     options = {
         "min-input-files": str(policy.min_files + 1),  # more than min-files small files in a partition
         "min-file-size-bytes": str(min(policy.small_file_bytes, policy.target_file_bytes - 1)),
@@ -106,7 +135,7 @@ def maintain_table(
         f"CALL {CATALOG}.system.rewrite_data_files(table => '{qualified}', "
         f"{where}options => map({_map(options)}))"
     ).first()
-    older_than = now - timedelta(minutes=settings.maintain_snapshot_retention_minutes)
+    older_than = now - request.snapshot_retention
     offsets_at = newest_offsets_snapshot_time(spark, iceberg_table)
     if offsets_at is not None:
         older_than = min(older_than, offsets_at)
@@ -119,7 +148,7 @@ def maintain_table(
         jvm.org.apache.iceberg.spark.actions.SparkActions.get(spark._jsparkSession)
         .deleteOrphanFiles(iceberg_table)
         .usePrefixListing(True)  # through the table's FileIO: s3:// has no Hadoop file system here
-        .olderThan(int((now - settings.maintain_grace).timestamp() * 1000))
+        .olderThan(int((now - request.grace).timestamp() * 1000))
         .execute()
     )
     return IcebergMaintenance(

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import Enum
 
-from loader.config import CompactionPolicy
-from loader.operations.relocation_record import Relocation
+from loader.formats.hive.relocation_record import Relocation
+from loader.formats.maintenance import CompactionPolicy
 
 
 @dataclass(frozen=True)
@@ -61,15 +61,6 @@ def partition_end(spec: dict[str, str]) -> datetime | None:
 def is_closed(spec: dict[str, str], now: datetime, min_age: timedelta) -> bool:
     end = partition_end(spec)
     return end is not None and end + min_age <= now
-
-
-def closed_before(now: datetime, min_age: timedelta, hourly: bool) -> datetime:
-    """Where closed partitions end: every record with a timestamp before this is in a partition whose
-    day or hour ended at least `min_age` ago (Iceberg's hidden partitions are compacted by this bound)."""
-    latest_end = now - min_age
-    if hourly:
-        return latest_end.replace(minute=0, second=0, microsecond=0)
-    return latest_end.replace(hour=0, minute=0, second=0, microsecond=0)
 
 
 def plan_compactions(
