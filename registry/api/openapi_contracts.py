@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from registry.service.contract_config import MAX_GROUP_LENGTH
-from registry.service.contracts import (
+from registry.service.contract_bodies import (
     DOMAIN_MODES,
     EXECUTION_ENVIRONMENTS,
     MIGRATION_MODES,
     RULE_KINDS,
     RULE_NAME_MAX,
 )
+from registry.service.contract_config import MAX_GROUP_LENGTH
 
 Obj = dict[str, Any]
 
