@@ -8,9 +8,9 @@ from typing import Any
 from flask import Response, current_app, request
 
 from registry.config import RegistryConfig
-from registry.service import errors
+from registry.service import bodies, errors
 from registry.service import requests as parse
-from registry.service.requests import SchemaRequest
+from registry.service.bodies import SchemaRequest
 from registry.storage.repository import Registry
 
 CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
@@ -55,5 +55,4 @@ def json_body() -> dict[str, Any]:
 
 def schema_body() -> SchemaRequest:
     """The body of a register/lookup/compatibility request."""
-    cfg = settings()
-    return parse.parse_schema_request(json_body(), cfg.max_schema_chars, cfg.max_json_depth)
+    return bodies.schema_request(json_body(), settings())

@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, Response
 
 from registry.api.common import flag, json_body, registry, reply
-from registry.service.contract_config import parse_config_update
+from registry.service.bodies import config_update
 
 bp = Blueprint("config", __name__)
 
@@ -17,7 +17,7 @@ def get_global() -> Response:
 
 @bp.put("/config")
 def put_global() -> Response:
-    return reply(registry().update_config(None, parse_config_update(json_body())))
+    return reply(registry().update_config(None, config_update(json_body())))
 
 
 @bp.delete("/config")
@@ -32,7 +32,7 @@ def get_subject(subject: str) -> Response:
 
 @bp.put("/config/<subject>")
 def put_subject(subject: str) -> Response:
-    return reply(registry().update_config(subject, parse_config_update(json_body())))
+    return reply(registry().update_config(subject, config_update(json_body())))
 
 
 @bp.delete("/config/<subject>")

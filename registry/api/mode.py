@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, Response
 
 from registry.api.common import flag, json_body, registry, reply
-from registry.service.requests import parse_mode
+from registry.service import bodies
 
 bp = Blueprint("mode", __name__)
 
@@ -18,7 +18,7 @@ def get_global() -> Response:
 @bp.put("/mode")
 def put_global() -> Response:
     flag("force")  # accepted for client compatibility; switching modes never needs forcing here
-    return reply({"mode": registry().set_mode(None, parse_mode(json_body().get("mode")))})
+    return reply({"mode": registry().set_mode(None, bodies.mode(json_body()))})
 
 
 @bp.get("/mode/<subject>")
@@ -29,7 +29,7 @@ def get_subject(subject: str) -> Response:
 @bp.put("/mode/<subject>")
 def put_subject(subject: str) -> Response:
     flag("force")
-    return reply({"mode": registry().set_mode(subject, parse_mode(json_body().get("mode")))})
+    return reply({"mode": registry().set_mode(subject, bodies.mode(json_body()))})
 
 
 @bp.delete("/mode/<subject>")

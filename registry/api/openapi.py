@@ -13,7 +13,8 @@ from typing import Any
 
 from registry.api.openapi_contracts import config_fields, contract_components, nullable_ref
 from registry.config import RegistryConfig
-from registry.service.requests import COMPATIBILITY_LEVELS, MAX_INT32, MODES
+from registry.service.bodies import COMPATIBILITY_LEVELS, MODES
+from registry.service.requests import MAX_INT32
 
 JSON_TYPES = (
     "application/vnd.schemaregistry.v1+json",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from registry.service.bodies import MAX_GROUP_LENGTH
 from registry.service.contract_bodies import (
     DOMAIN_MODES,
     EXECUTION_ENVIRONMENTS,
@@ -12,7 +13,6 @@ from registry.service.contract_bodies import (
     RULE_KINDS,
     RULE_NAME_MAX,
 )
-from registry.service.contract_config import MAX_GROUP_LENGTH
 
 Obj = dict[str, Any]
 

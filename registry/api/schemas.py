@@ -6,7 +6,7 @@ from flask import Blueprint, Response, request
 
 from registry.api.common import CONTENT_TYPE, flag, paginate, registry, reply
 from registry.service import requests as parse
-from registry.service.requests import SUPPORTED_SCHEMA_TYPES
+from registry.service.bodies import SUPPORTED_SCHEMA_TYPES
 
 bp = Blueprint("schemas", __name__)
 

@@ -18,31 +18,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any, TypeVar
 
-from registry.service import errors
-from registry.service.contracts import (
-    Metadata,
-    RuleSet,
-    merge_metadata,
-    merge_rule_sets,
-    parse_metadata,
-    parse_rule_set,
-)
-from registry.service.requests import parse_compatibility
+from pydantic.alias_generators import to_camel
 
-#: JSON name -> attribute of :class:`ContractConfig`.
-CONTRACT_FIELDS = {
-    "compatibilityGroup": "compatibility_group",
-    "defaultMetadata": "default_metadata",
-    "overrideMetadata": "override_metadata",
-    "defaultRuleSet": "default_rule_set",
-    "overrideRuleSet": "override_rule_set",
-}
-#: Confluent config fields this registry does not implement: refused, never silently ignored.
-UNSUPPORTED_FIELDS = (
-    "alias", "aliasForDeks", "normalize", "validateFields", "validateNewSchemas", "validateRules",
-    "compatibilityPolicy",
-)  # fmt: skip
-MAX_GROUP_LENGTH = 255
+from registry.service.contracts import Metadata, RuleSet, merge_metadata, merge_rule_sets
+
 V = TypeVar("V")
 
 
@@ -69,56 +48,22 @@ class ContractConfig:
         return out
 
 
+#: JSON name -> attribute of :class:`ContractConfig` (JSON names are the attributes in camelCase, as in
+#: every body: ``registry.service.bodies``).
+CONTRACT_FIELDS = {to_camel(f.name): f.name for f in fields(ContractConfig)}
+
+
 @dataclass(frozen=True)
 class ConfigUpdate:
-    """A ``PUT /config`` body: the level when given, and the contract fields present in it (a field
-    given as null clears it; an absent field keeps its value, as Confluent updates config)."""
+    """A ``PUT /config`` body (``registry.service.bodies.ConfigBody``): the level when given, and the
+    contract fields present in it (a field given as null clears it; an absent field keeps its value, as
+    Confluent updates config)."""
 
     compatibility: str | None
     contract: dict[str, Any]
 
     def apply(self, current: ContractConfig) -> ContractConfig:
         return replace(current, **self.contract)
-
-
-def _group(raw: Any) -> str | None:
-    if raw is None:
-        return None
-    if not isinstance(raw, str) or not raw.strip() or len(raw) > MAX_GROUP_LENGTH:
-        raise errors.BadRequest(
-            f"'compatibilityGroup' must be a metadata property name (1 to {MAX_GROUP_LENGTH} characters)."
-        )
-    return raw
-
-
-def parse_config_update(body: dict[str, Any]) -> ConfigUpdate:
-    """Validates a config body; unknown and unsupported fields are refused, naming them."""
-    unsupported = [key for key in UNSUPPORTED_FIELDS if key in body]
-    if unsupported:
-        raise errors.BadRequest(f"Config field '{unsupported[0]}' is not supported by this registry.")
-    known = {"compatibility", "compatibilityLevel", *CONTRACT_FIELDS}
-    unknown = sorted(set(body) - known)
-    if unknown:
-        raise errors.BadRequest(f"Unknown config field '{unknown[0]}' (known: {', '.join(sorted(known))}).")
-    if not body:
-        parse_compatibility(None)  # nothing to set: Confluent's 42203, naming the valid levels
-    given = [body[key] for key in ("compatibility", "compatibilityLevel") if key in body]
-    levels = {parse_compatibility(raw) for raw in given}
-    if len(levels) > 1:
-        raise errors.BadRequest("'compatibility' and 'compatibilityLevel' name the same setting; give one.")
-    level = levels.pop() if levels else None
-    contract: dict[str, Any] = {}
-    for name, attribute in CONTRACT_FIELDS.items():
-        if name not in body:
-            continue
-        raw = body[name]
-        if name == "compatibilityGroup":
-            contract[attribute] = _group(raw)
-        elif name.endswith("Metadata"):
-            contract[attribute] = parse_metadata(raw, name) or None
-        else:
-            contract[attribute] = parse_rule_set(raw, name) or None
-    return ConfigUpdate(level, contract)
 
 
 def in_scope(global_config: ContractConfig, subject_config: ContractConfig | None) -> ContractConfig:

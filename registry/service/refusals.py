@@ -113,7 +113,7 @@ def _shown(value: Any) -> str:
 
 def _at(root: Obj, loc: Loc) -> Obj:
     """The JSON Schema of the value at ``loc`` (``{}`` where the schema says nothing)."""
-    node = _resolved(root, root)
+    node = {key: value for key, value in root.items() if key != "description"}  # the model's docstring
     for part in loc:
         if isinstance(part, int):
             node = node.get("items", {})
@@ -134,14 +134,15 @@ def _resolved(node: Obj, root: Obj) -> Obj:
     ref = node.get("$ref")
     if isinstance(ref, str):
         name = ref.rsplit("/", 1)[-1]
-        node = {**root.get("$defs", {}).get(name, {}), **{k: v for k, v in node.items() if k != "$ref"}}
+        declared = {k: v for k, v in root.get("$defs", {}).get(name, {}).items() if k != "description"}
+        node = {**declared, **{k: v for k, v in node.items() if k != "$ref"}}
         node.setdefault("title", name)
     return node
 
 
 def describe(node: Obj) -> str:
     """What a value of this JSON Schema is, in words: ``a list of strings``, ``one of A, B``."""
-    if "description" in node and "$ref" not in node and "properties" not in node:
+    if "description" in node:  # a field's own (a model's docstring is left out when resolving its $ref)
         return str(node["description"])
     return _words(node, plural=False)
 

@@ -1,4 +1,5 @@
-"""Parsing and validation of everything a client sends, before any of it reaches the database.
+"""What a client sends outside the declared JSON bodies: path segments, query parameters, and a body's
+text before it is parsed (the bodies themselves are declared in ``registry.service.bodies``).
 
 Hostile input must end as a 4xx with an error body, never a 500: bodies are size-checked before they are
 read, depth-checked before ``json.loads`` (which recurses), and every number is range-checked, because
@@ -11,27 +12,12 @@ import json
 import re
 import unicodedata
 import uuid
-from dataclasses import dataclass, field
 from typing import Any
 
 from registry.service import errors
-from registry.service.contracts import parse_metadata, parse_rule_set
 
 MAX_INT32 = 2**31 - 1
 LATEST = -1
-COMPATIBILITY_LEVELS = (
-    "NONE",
-    "BACKWARD",
-    "BACKWARD_TRANSITIVE",
-    "FORWARD",
-    "FORWARD_TRANSITIVE",
-    "FULL",
-    "FULL_TRANSITIVE",
-)
-MODES = ("READWRITE", "READONLY", "IMPORT")
-DEFAULT_COMPATIBILITY = "BACKWARD"
-DEFAULT_MODE = "READWRITE"
-SUPPORTED_SCHEMA_TYPES = ("AVRO",)
 DEFAULT_CONTEXT = "."
 CONTEXT_PREFIX = ":."
 
@@ -123,22 +109,6 @@ def metadata_query(keys: list[str], values: list[str]) -> dict[str, str]:
     return dict(zip(keys, values, strict=True))
 
 
-def parse_compatibility(raw: Any) -> str:
-    """A compatibility level name (case-insensitive, as clients differ)."""
-    if isinstance(raw, str) and raw.upper() in COMPATIBILITY_LEVELS:
-        return raw.upper()
-    raise errors.InvalidCompatibilityLevel(
-        f"Invalid compatibility level {raw!r}. Valid values are {', '.join(COMPATIBILITY_LEVELS)}."
-    )
-
-
-def parse_mode(raw: Any) -> str:
-    """A mode name: READWRITE, READONLY or IMPORT."""
-    if isinstance(raw, str) and raw.upper() in MODES:
-        return raw.upper()
-    raise errors.InvalidMode(f"Invalid mode {raw!r}. Valid values are {', '.join(MODES)}.")
-
-
 def json_depth(text: str) -> int:
     """Deepest bracket nesting of a JSON text, without recursion (strings are skipped)."""
     depth = deepest = 0
@@ -168,97 +138,3 @@ def parse_json_body(raw: bytes, max_depth: int) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise errors.BadRequest("Request body must be a JSON object.")
     return body
-
-
-@dataclass(frozen=True)
-class SchemaReferenceInput:
-    """One entry of a request's ``references``."""
-
-    name: str
-    subject: str
-    version: int
-
-
-@dataclass(frozen=True)
-class SchemaRequest:
-    """The validated body of a register, lookup or compatibility request.
-
-    ``metadata`` and ``rule_set`` are canonical (``registry.service.contracts``); ``None`` when the body
-    has none, which makes a registration carry the previous version's forward.
-    """
-
-    schema: str
-    schema_type: str = "AVRO"
-    references: tuple[SchemaReferenceInput, ...] = field(default_factory=tuple)
-    id: int | None = None
-    version: int | None = None
-    metadata: dict[str, Any] | None = field(default=None, hash=False)
-    rule_set: dict[str, Any] | None = field(default=None, hash=False)
-
-
-def _optional_positive(body: dict[str, Any], key: str) -> int | None:
-    value = body.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_INT32:
-        raise errors.BadRequest(f"'{key}' must be an integer between 1 and {MAX_INT32}.")
-    return value
-
-
-#: Confluent request fields for features this registry does not have: refused rather than dropped.
-UNSUPPORTED_SCHEMA_FIELDS = {
-    "schemaTagsToAdd": "schema tags",
-    "schemaTagsToRemove": "schema tags",
-    "propagateSchemaTags": "schema tags",
-    "rulesToMerge": "rule merging",
-    "rulesToRemove": "rule removal",
-}
-
-
-def parse_schema_request(body: dict[str, Any], max_schema_chars: int, max_depth: int) -> SchemaRequest:
-    """Checks the shape of ``{"schema", "schemaType", "references", "id", "version", "metadata",
-    "ruleSet"}``."""
-    for key, feature in UNSUPPORTED_SCHEMA_FIELDS.items():
-        if body.get(key) not in (None, False, [], {}):
-            raise errors.BadRequest(f"'{key}' is not supported: this registry has no {feature}.")
-    schema_type = body.get("schemaType")
-    schema_type = "AVRO" if schema_type is None else schema_type
-    if not isinstance(schema_type, str):
-        raise errors.InvalidSchema("'schemaType' must be a string.")
-    if schema_type.upper() not in SUPPORTED_SCHEMA_TYPES:
-        raise errors.InvalidSchema(
-            f"Schema type {schema_type} is not supported: this registry stores AVRO schemas only."
-        )
-    schema = body.get("schema")
-    if not isinstance(schema, str) or not schema.strip():
-        raise errors.InvalidSchema("'schema' must be a non-empty string holding the schema's JSON.")
-    if len(schema) > max_schema_chars:
-        raise errors.SchemaTooLarge(f"Schema has {len(schema)} characters; the limit is {max_schema_chars}.")
-    if json_depth(schema) > max_depth:
-        raise errors.InvalidSchema(f"Schema is nested deeper than {max_depth} levels.")
-    refs_raw = body.get("references")
-    refs_raw = [] if refs_raw is None else refs_raw
-    if not isinstance(refs_raw, list):
-        raise errors.InvalidSchema("'references' must be a list.")
-    references = []
-    for ref in refs_raw:
-        ok = (
-            isinstance(ref, dict)
-            and isinstance(ref.get("name"), str)
-            and isinstance(ref.get("subject"), str)
-            and isinstance(ref.get("version"), int)
-            and not isinstance(ref.get("version"), bool)
-            and 1 <= ref["version"] <= MAX_INT32
-        )
-        if not ok:
-            raise errors.InvalidSchema("Each reference needs a string name, a string subject and a version.")
-        references.append(SchemaReferenceInput(ref["name"], ref["subject"], ref["version"]))
-    return SchemaRequest(
-        schema=schema,
-        schema_type=schema_type.upper(),
-        references=tuple(references),
-        id=_optional_positive(body, "id"),
-        version=_optional_positive(body, "version"),
-        metadata=parse_metadata(body.get("metadata")),
-        rule_set=parse_rule_set(body.get("ruleSet")),
-    )

@@ -20,8 +20,8 @@ from registry.compatibility import (
     parse_schema,
 )
 from registry.service import errors
+from registry.service.bodies import SchemaReferenceInput
 from registry.service.contracts import Metadata, RuleSet
-from registry.service.requests import SchemaReferenceInput
 
 
 def parse(text: str, named_types: Sequence[ParsedSchema] = ()) -> ParsedSchema:

@@ -21,9 +21,9 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from registry.service.bodies import COMPATIBILITY_LEVELS, MODES
 from registry.service.contracts import from_text, parse_metadata, parse_rule_set, to_text
 from registry.service.errors import RegistryError
-from registry.service.requests import COMPATIBILITY_LEVELS, MODES
 from registry.service.schemas import guid_for
 from registry.storage.db import Database
 from registry.storage.models import RegistryState, SchemaRecord, SchemaReference, Subject, SubjectVersion

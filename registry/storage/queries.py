@@ -8,7 +8,8 @@ from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
 
 from registry.service import errors
-from registry.service.requests import DEFAULT_COMPATIBILITY, DEFAULT_MODE, LATEST
+from registry.service.bodies import DEFAULT_COMPATIBILITY, DEFAULT_MODE
+from registry.service.requests import LATEST
 from registry.storage.models import RegistryState, SchemaRecord, SchemaReference, Subject, SubjectVersion
 
 SelectT = TypeVar("SelectT", bound=Select[Any])

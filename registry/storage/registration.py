@@ -23,9 +23,9 @@ from sqlalchemy.orm import Session
 from registry.compatibility import Conflict, ParsedSchema
 from registry.service import errors
 from registry.service import schemas as schema_logic
+from registry.service.bodies import SchemaRequest
 from registry.service.contract_config import group_value, in_group, registration_contract
 from registry.service.contracts import Metadata, RuleSet, to_text
-from registry.service.requests import SchemaRequest
 from registry.storage import queries as q
 from registry.storage.models import SchemaRecord, SchemaReference, Subject, SubjectVersion
 from registry.storage.settings import scope_config

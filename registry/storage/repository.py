@@ -20,8 +20,9 @@ from sqlalchemy.orm import Session
 from registry.compatibility import ParsedSchema
 from registry.service import errors
 from registry.service import schemas as schema_logic
+from registry.service.bodies import SchemaRequest
 from registry.service.contracts import has_properties
-from registry.service.requests import LATEST, SchemaRequest
+from registry.service.requests import LATEST
 from registry.service.search import Digest
 from registry.storage import queries as q
 from registry.storage.browsing import BrowsingMixin

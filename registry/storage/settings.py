@@ -13,9 +13,10 @@ from sqlalchemy import delete
 from sqlalchemy.orm import Session
 
 from registry.service import errors
+from registry.service.bodies import DEFAULT_COMPATIBILITY, DEFAULT_MODE
 from registry.service.contract_config import ConfigUpdate, ContractConfig, in_scope
 from registry.service.contracts import from_text, to_text
-from registry.service.requests import DEFAULT_COMPATIBILITY, DEFAULT_MODE, LATEST
+from registry.service.requests import LATEST
 from registry.storage import queries as q
 from registry.storage.models import RegistryState, Subject, SubjectVersion
 

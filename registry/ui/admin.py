@@ -15,9 +15,7 @@ import logging
 
 from flask import Response, abort, current_app, g, redirect, render_template, request, url_for
 
-from registry.service import errors
-from registry.service.contract_config import parse_config_update
-from registry.service.requests import parse_mode
+from registry.service import bodies, errors
 from registry.storage.repository import Registry
 from registry.ui import csrf
 from registry.ui.views import GLOBAL_CHOICE, bp, may_administer
@@ -65,14 +63,14 @@ def change_settings(subject: str) -> Response:
                 _registry().delete_config(subject)
                 done.append(f"compatibility level {settings.compatibility} -> the global level")
         elif level and (level != settings.compatibility or not settings.compatibility_own):
-            _registry().update_config(subject, parse_config_update({"compatibility": level}))
+            _registry().update_config(subject, bodies.config_update({"compatibility": level}))
             done.append(f"compatibility level {settings.compatibility} -> {level}")
         if mode == GLOBAL_CHOICE:
             if settings.mode_own:  # as `DELETE /mode/{subject}`
                 _registry().delete_mode(subject)
                 done.append(f"mode {settings.mode} -> the global mode")
         elif mode and (mode != settings.mode or not settings.mode_own):
-            _registry().set_mode(subject, parse_mode(mode))
+            _registry().set_mode(subject, bodies.mode({"mode": mode}))
             done.append(f"mode {settings.mode} -> {mode}")
     except errors.RegistryError as exc:
         log.warning("page admin action failed: %s on subject %r by %s: %s", "settings", subject, _who(),

@@ -32,14 +32,9 @@ from registry.schema_check.checker import (
 )
 from registry.schema_check.report import format_result, format_summary
 from registry.schema_check.source_positions import START, SourceIndex
-from registry.service import errors
-from registry.service.requests import (
-    SchemaReferenceInput,
-    SchemaRequest,
-    json_depth,
-    parse_schema_request,
-    validate_subject,
-)
+from registry.service import bodies, errors
+from registry.service.bodies import SchemaReferenceInput, SchemaRequest
+from registry.service.requests import json_depth, validate_subject
 
 if TYPE_CHECKING:
     from registry.storage.registration import CheckOutcome
@@ -161,7 +156,7 @@ def read_references(rows: Sequence[ReferenceRow]) -> tuple[SchemaReferenceInput,
             raise CandidateError(f"Reference {number}: the version must be a number of 1 or more.")
         body.append({"name": name, "subject": subject, "version": int(version)})
     try:  # the API's own reading of references (the schema is checked later, with its positions)
-        return parse_schema_request({"schema": "{}", "references": body}, 2, 8).references
+        return bodies.references(body)
     except errors.RegistryError as exc:
         raise CandidateError(exc.message) from None
 

@@ -21,7 +21,8 @@ from registry.compatibility import CompatibilityLevel
 from registry.config import RegistryConfig
 from registry.service import errors
 from registry.service import requests as parse
-from registry.service.requests import LATEST, MODES
+from registry.service.bodies import MODES
+from registry.service.requests import LATEST
 from registry.storage.repository import Registry
 from registry.ui import assets, browsing, candidate, csrf
 

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 import pytest
 
 from registry.service import errors
+from registry.service.bodies import config_update, schema_request
 from registry.service.requests import (
     LATEST,
     MAX_INT32,
     json_depth,
     parse_bool,
-    parse_compatibility,
-    parse_schema_request,
     parse_version,
     validate_subject,
 )
@@ -47,18 +47,24 @@ def test_subject_validation() -> None:
             validate_subject(bad, 255)
 
 
+@dataclass(frozen=True)
+class Limits:
+    max_schema_chars: int
+    max_json_depth: int
+
+
 def test_levels_are_case_insensitive_and_checked() -> None:
-    assert parse_compatibility("full_transitive") == "FULL_TRANSITIVE"
+    assert config_update({"compatibility": "full_transitive"}).compatibility == "FULL_TRANSITIVE"
     with pytest.raises(errors.InvalidCompatibilityLevel):
-        parse_compatibility(None)
+        config_update({"compatibility": None})
 
 
 def test_schema_request_limits() -> None:
     schema = json.dumps({"type": "string"})
-    assert parse_schema_request({"schema": schema}, 100, 8).schema_type == "AVRO"
+    assert schema_request({"schema": schema}, Limits(100, 8)).schema_type == "AVRO"
     with pytest.raises(errors.SchemaTooLarge):
-        parse_schema_request({"schema": schema}, 5, 8)
+        schema_request({"schema": schema}, Limits(5, 8))
     with pytest.raises(errors.InvalidSchema):
-        parse_schema_request({"schema": "[" * 10 + "]" * 10}, 100, 8)
+        schema_request({"schema": "[" * 10 + "]" * 10}, Limits(100, 8))
     with pytest.raises(errors.InvalidSchema, match="AVRO"):
-        parse_schema_request({"schema": schema, "schemaType": "JSON"}, 100, 8)
+        schema_request({"schema": schema, "schemaType": "JSON"}, Limits(100, 8))

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from sqlalchemy import event
 
-from registry.service.requests import SchemaRequest
+from registry.service.bodies import SchemaRequest
 from registry.storage import migrate
 from registry.storage.backup import export_registry, validate
 from registry.storage.db import Database

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from registry.service.bodies import SchemaRequest
 from registry.service.contract_config import ConfigUpdate
-from registry.service.requests import SchemaRequest
 from registry.storage import migrate
 from registry.storage.db import Database
 from registry.storage.repository import Registry

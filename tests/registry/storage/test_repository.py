@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from registry.service import errors
-from registry.service.requests import SchemaRequest
+from registry.service.bodies import SchemaRequest
 from registry.storage import migrate
 from registry.storage.db import Database
 from registry.storage.repository import Registry
