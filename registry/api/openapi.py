@@ -1,8 +1,12 @@
-"""The OpenAPI 3.0 document of the API, built from small helpers so each operation reads as one line.
+"""The OpenAPI 3.1 document of the API: its bodies derived from their declarations, its operations listed.
 
-It is accurate enough to drive schemathesis: every status an operation can answer is listed with its body
-shape, and parameters carry the ranges the server enforces, so a generated request that the document calls
-valid is one the server accepts, and everything else is a documented 4xx.
+The component schemas are the JSON Schemas of the body models (``registry.service.bodies`` and
+``registry.service.contract_bodies``): requests as they are validated, answers as they are sent, with the
+bounds that are settings written in from the running config. The operations are built from small helpers
+so each reads as one line. The document is accurate enough to drive schemathesis: every status an
+operation can answer is listed with its body shape, and parameters carry the ranges the server enforces,
+so a generated request that the document calls valid is one the server accepts, and everything else is a
+documented 4xx.
 """
 
 from __future__ import annotations
@@ -11,9 +15,13 @@ import json
 from functools import cache
 from typing import Any
 
-from registry.api.openapi_contracts import config_fields, contract_components, nullable_ref
+from pydantic import BaseModel
+from pydantic.json_schema import GenerateJsonSchema, models_json_schema
+from pydantic_core import CoreSchema
+
 from registry.config import RegistryConfig
-from registry.service.bodies import COMPATIBILITY_LEVELS, MODES
+from registry.service import bodies
+from registry.service.bodies import ConfiguredLimit
 from registry.service.requests import MAX_INT32
 
 JSON_TYPES = (
@@ -22,15 +30,34 @@ JSON_TYPES = (
     "application/json",
 )
 RESPONSE_TYPE = JSON_TYPES[0]
+COMPONENTS = "#/components/schemas/{model}"
 Obj = dict[str, Any]
 
 
-def ref(name: str) -> Obj:
-    return {"$ref": f"#/components/schemas/{name}"}
+class _DocumentSchema(GenerateJsonSchema):
+    """Pydantic's JSON Schema without a title on every field (the field's name says it)."""
+
+    def field_title_should_be_set(self, schema: CoreSchema) -> bool:  # type: ignore[override]
+        return False
 
 
-def obj(required: list[str], **props: Obj) -> Obj:
-    return {"type": "object", "required": required, "properties": props}
+def components(cfg: RegistryConfig) -> Obj:
+    """Every body's schema, named after its model, with the configured bounds written in."""
+    models: list[tuple[type[BaseModel], Any]] = [(model, "validation") for model in bodies.REQUESTS]
+    models += [(model, "serialization") for model in bodies.ANSWERS]
+    _, document = models_json_schema(models, ref_template=COMPONENTS, schema_generator=_DocumentSchema)
+    schemas: Obj = document["$defs"]
+    for model in bodies.REQUESTS:
+        for name, field in model.model_fields.items():
+            for limit in (meta for meta in field.metadata if isinstance(meta, ConfiguredLimit)):
+                schemas[model.__name__]["properties"][field.alias or name][limit.keyword] = getattr(
+                    cfg, limit.setting
+                )
+    return schemas
+
+
+def ref(model: type[BaseModel]) -> Obj:
+    return {"$ref": COMPONENTS.format(model=model.__name__)}
 
 
 def ok(schema: Obj, description: str = "OK") -> Obj:
@@ -38,7 +65,7 @@ def ok(schema: Obj, description: str = "OK") -> Obj:
 
 
 def error(description: str) -> Obj:
-    return ok(ref("Error"), description)
+    return ok(ref(bodies.Error), description)
 
 
 ERRORS = {
@@ -66,11 +93,11 @@ def flags(*names: str) -> list[Obj]:
     return [param(name, "query", {"type": "boolean"}) for name in names]
 
 
-def body(schema: Obj) -> Obj:
-    return {"required": True, "content": {t: {"schema": schema} for t in JSON_TYPES}}
+def body(model: type[BaseModel]) -> Obj:
+    return {"required": True, "content": {t: {"schema": ref(model)} for t in JSON_TYPES}}
 
 
-def op(summary: str, params: list[Obj], resp: Obj, request_body: Obj | None = None) -> Obj:
+def op(summary: str, params: list[Obj], resp: Obj, request_body: type[BaseModel] | None = None) -> Obj:
     out: Obj = {"summary": summary, "parameters": params, "responses": resp}
     if request_body is not None:
         out["requestBody"] = body(request_body)
@@ -81,9 +108,6 @@ def op(summary: str, params: list[Obj], resp: Obj, request_body: Obj | None = No
 SUBJECT_PATTERN = (
     r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
 )
-SUBJECT = param(
-    "subject", "path", {"type": "string", "minLength": 1, "maxLength": 255, "pattern": SUBJECT_PATTERN}
-)
 VERSION = param("version", "path", {"type": "string", "pattern": r"^(latest|-1|[1-9][0-9]{0,8})$"})
 SCHEMA_ID = param("id", "path", {"type": "integer", "minimum": 1, "maximum": MAX_INT32})
 PAGE = [
@@ -92,215 +116,157 @@ PAGE = [
 ]
 PREFIX = param("subjectPrefix", "query", {"type": "string"})
 GUID = param("guid", "path", {"type": "string", "format": "uuid"})
+STRINGS = {"type": "array", "items": {"type": "string"}}
+INTS = {"type": "array", "items": {"type": "integer"}}
 
 
-def components(cfg: RegistryConfig) -> Obj:
-    version_number = {"type": "integer", "minimum": 1, "maximum": MAX_INT32}
-    reference = obj(
-        ["name", "subject", "version"],
-        name={"type": "string"},
-        subject={"type": "string"},
-        version=version_number,
-    )
-    schema_fields: Obj = {
-        "schema": {"type": "string"},
-        "schemaType": {"type": "string", "enum": ["AVRO", None], "nullable": True},
-        "references": {"type": "array", "items": ref("Reference"), "nullable": True},
-        "metadata": nullable_ref("Metadata"),
-        "ruleSet": nullable_ref("RuleSet"),
-    }
-    stored_fields: Obj = {**schema_fields, "guid": {"type": "string", "format": "uuid"}}
-    return {
-        "Error": obj(["error_code", "message"], error_code={"type": "integer"}, message={"type": "string"}),
-        "Reference": reference,
-        "SchemaRequest": {
-            "type": "object",
-            "required": ["schema"],
-            "properties": {
-                **schema_fields,
-                "schema": {"type": "string", "minLength": 1, "maxLength": cfg.max_schema_chars},
-            },
-        },
-        "Schema": {"type": "object", "required": ["schema", "guid"], "properties": stored_fields},
-        "SubjectVersionSchema": {
-            "type": "object",
-            "required": ["subject", "version", "id", "schema", "guid"],
-            "properties": {
-                "subject": {"type": "string"},
-                "version": version_number,
-                "id": version_number,
-                **stored_fields,
-            },
-        },
-        "SubjectVersion": obj(["subject", "version"], subject={"type": "string"}, version=version_number),
-        "Registered": {
-            "type": "object",
-            "required": ["id", "version", "guid", "schema"],
-            "properties": {"id": version_number, "version": version_number, **stored_fields},
-        },
-        "ContextId": obj(["context", "id"], context={"type": "string"}, id=version_number),
-        **contract_components(),
-        "Compatibility": obj(
-            ["is_compatible"],
-            is_compatible={"type": "boolean"},
-            messages={"type": "array", "items": {"type": "string"}},
-        ),
-        "Level": {"type": "string", "enum": list(COMPATIBILITY_LEVELS)},
-        "Mode": {"type": "string", "enum": list(MODES)},
-    }
+def subject(cfg: RegistryConfig) -> Obj:
+    limits = {"minLength": 1, "maxLength": cfg.max_subject_length, "pattern": SUBJECT_PATTERN}
+    return param("subject", "path", {"type": "string", **limits})
 
 
-def paths() -> Obj:
-    strings = {"type": "array", "items": {"type": "string"}}
-    ints = {"type": "array", "items": {"type": "integer"}}
-    level_get = ok(obj(["compatibilityLevel"], compatibilityLevel=ref("Level"), **config_fields()))
-    level_put = ok(obj([], compatibility=ref("Level"), **config_fields()))
-    mode = ok(obj(["mode"], mode=ref("Mode")))
-    mode_body = obj(["mode"], mode=ref("Mode"))
-    level_body = {
-        **obj([], compatibility=ref("Level"), compatibilityLevel=ref("Level"), **config_fields()),
-        "additionalProperties": False,
-        "minProperties": 1,
-    }
+def paths(cfg: RegistryConfig) -> Obj:
+    return {**_subject_paths(subject(cfg)), **_schema_paths(), **_setting_paths(subject(cfg))}
+
+
+def _subject_paths(s: Obj) -> Obj:
     versions = "/subjects/{subject}/versions"
+    version_schema = ok(ref(bodies.SubjectVersionSchema))
     return {
         "/": {"get": op("Root", [], {"200": ok({"type": "object"})})},
         "/subjects": {
             "get": op(
-                "List subjects", [PREFIX, *flags("deleted", "deletedOnly"), *PAGE], responses(ok(strings))
+                "List subjects", [PREFIX, *flags("deleted", "deletedOnly"), *PAGE], responses(ok(STRINGS))
             )
         },
         "/subjects/{subject}": {
             "post": op(
                 "Look a schema up in a subject",
-                [SUBJECT, *flags("normalize", "deleted")],
-                responses(ok(ref("SubjectVersionSchema")), "404", "413"),
-                ref("SchemaRequest"),
+                [s, *flags("normalize", "deleted")],
+                responses(version_schema, "404", "413"),
+                bodies.SchemaBody,
             ),
-            "delete": op("Delete a subject", [SUBJECT, *flags("permanent")], responses(ok(ints), "404")),
+            "delete": op("Delete a subject", [s, *flags("permanent")], responses(ok(INTS), "404")),
         },
         versions: {
             "get": op(
-                "List versions",
-                [SUBJECT, *flags("deleted", "deletedOnly"), *PAGE],
-                responses(ok(ints), "404"),
+                "List versions", [s, *flags("deleted", "deletedOnly"), *PAGE], responses(ok(INTS), "404")
             ),
             "post": op(
                 "Register a schema",
-                [SUBJECT, *flags("normalize")],
-                responses(ok(ref("Registered")), "404", "409", "413"),
-                ref("SchemaRequest"),
+                [s, *flags("normalize")],
+                responses(ok(ref(bodies.Registered)), "404", "409", "413"),
+                bodies.SchemaBody,
             ),
         },
         "/subjects/{subject}/metadata": {
             "get": op(
                 "The newest version whose metadata has every key/value given",
-                [
-                    SUBJECT,
-                    param("key", "query", strings),
-                    param("value", "query", strings),
-                    *flags("deleted"),
-                ],
-                responses(ok(ref("SubjectVersionSchema")), "404"),
+                [s, param("key", "query", STRINGS), param("value", "query", STRINGS), *flags("deleted")],
+                responses(version_schema, "404"),
             )
         },
         versions + "/{version}": {
-            "get": op(
-                "Get a version",
-                [SUBJECT, VERSION, *flags("deleted")],
-                responses(ok(ref("SubjectVersionSchema")), "404"),
-            ),
+            "get": op("Get a version", [s, VERSION, *flags("deleted")], responses(version_schema, "404")),
             "delete": op(
                 "Delete a version",
-                [SUBJECT, VERSION, *flags("permanent")],
+                [s, VERSION, *flags("permanent")],
                 responses(ok({"type": "integer"}), "404"),
             ),
         },
         versions + "/{version}/schema": {
             "get": op(
-                "Get a version's schema text", [SUBJECT, VERSION, *flags("deleted")], responses(ok({}), "404")
+                "Get a version's schema text", [s, VERSION, *flags("deleted")], responses(ok({}), "404")
             )
         },
         versions + "/{version}/referencedby": {
-            "get": op("Schemas referencing a version", [SUBJECT, VERSION, *PAGE], responses(ok(ints), "404"))
-        },
-        "/schemas": {
-            "get": op(
-                "List schemas",
-                [PREFIX, *flags("deleted", "latestOnly"), *PAGE],
-                responses(ok({"type": "array", "items": ref("SubjectVersionSchema")})),
-            )
-        },
-        "/schemas/types": {"get": op("Supported schema types", [], {"200": ok(strings)})},
-        "/schemas/guids/{guid}": {
-            "get": op("Get a schema by GUID", [GUID], responses(ok(ref("Schema")), "404"))
-        },
-        "/schemas/guids/{guid}/ids": {
-            "get": op(
-                "The ids of a GUID, per context",
-                [GUID],
-                responses(ok({"type": "array", "items": ref("ContextId")}), "404"),
-            )
-        },
-        "/contexts": {"get": op("Contexts (only the default one, '.')", PAGE, responses(ok(strings)))},
-        "/schemas/ids/{id}": {
-            "get": op("Get a schema by id", [SCHEMA_ID], responses(ok(ref("Schema")), "404"))
-        },
-        "/schemas/ids/{id}/schema": {
-            "get": op("Get a schema's text by id", [SCHEMA_ID], responses(ok({}), "404"))
-        },
-        "/schemas/ids/{id}/subjects": {
-            "get": op(
-                "Subjects using a schema",
-                [SCHEMA_ID, param("subject", "query", {"type": "string"}), *flags("deleted"), *PAGE],
-                responses(ok(strings), "404"),
-            )
-        },
-        "/schemas/ids/{id}/versions": {
-            "get": op(
-                "Subject versions using a schema",
-                [SCHEMA_ID, param("subject", "query", {"type": "string"}), *flags("deleted"), *PAGE],
-                responses(ok({"type": "array", "items": ref("SubjectVersion")}), "404"),
-            )
+            "get": op("Schemas referencing a version", [s, VERSION, *PAGE], responses(ok(INTS), "404"))
         },
         "/compatibility/subjects/{subject}/versions/{version}": {
             "post": op(
                 "Test compatibility with one version",
-                [SUBJECT, VERSION, *flags("verbose", "normalize")],
-                responses(ok(ref("Compatibility")), "404", "413"),
-                ref("SchemaRequest"),
+                [s, VERSION, *flags("verbose", "normalize")],
+                responses(ok(ref(bodies.Compatibility)), "404", "413"),
+                bodies.SchemaBody,
             )
         },
         "/compatibility/subjects/{subject}/versions": {
             "post": op(
                 "Test compatibility with the subject's versions",
-                [SUBJECT, *flags("verbose", "normalize")],
-                responses(ok(ref("Compatibility")), "404", "413"),
-                ref("SchemaRequest"),
+                [s, *flags("verbose", "normalize")],
+                responses(ok(ref(bodies.Compatibility)), "404", "413"),
+                bodies.SchemaBody,
             )
         },
+    }
+
+
+def _schema_paths() -> Obj:
+    by_subject = [param("subject", "query", {"type": "string"}), *flags("deleted"), *PAGE]
+    return {
+        "/schemas": {
+            "get": op(
+                "List schemas",
+                [PREFIX, *flags("deleted", "latestOnly"), *PAGE],
+                responses(ok({"type": "array", "items": ref(bodies.SubjectVersionSchema)})),
+            )
+        },
+        "/schemas/types": {"get": op("Supported schema types", [], {"200": ok(STRINGS)})},
+        "/schemas/guids/{guid}": {
+            "get": op("Get a schema by GUID", [GUID], responses(ok(ref(bodies.Schema)), "404"))
+        },
+        "/schemas/guids/{guid}/ids": {
+            "get": op(
+                "The ids of a GUID, per context",
+                [GUID],
+                responses(ok({"type": "array", "items": ref(bodies.ContextId)}), "404"),
+            )
+        },
+        "/contexts": {"get": op("Contexts (only the default one, '.')", PAGE, responses(ok(STRINGS)))},
+        "/schemas/ids/{id}": {
+            "get": op("Get a schema by id", [SCHEMA_ID], responses(ok(ref(bodies.Schema)), "404"))
+        },
+        "/schemas/ids/{id}/schema": {
+            "get": op("Get a schema's text by id", [SCHEMA_ID], responses(ok({}), "404"))
+        },
+        "/schemas/ids/{id}/subjects": {
+            "get": op("Subjects using a schema", [SCHEMA_ID, *by_subject], responses(ok(STRINGS), "404"))
+        },
+        "/schemas/ids/{id}/versions": {
+            "get": op(
+                "Subject versions using a schema",
+                [SCHEMA_ID, *by_subject],
+                responses(ok({"type": "array", "items": ref(bodies.SubjectVersion)}), "404"),
+            )
+        },
+    }
+
+
+def _setting_paths(s: Obj) -> Obj:
+    level_get = ok(ref(bodies.Config))
+    level_put = ok(ref(bodies.ConfigSet))
+    mode = ok(ref(bodies.ModeBody))
+    return {
         "/config": {
             "get": op("Global compatibility level", [], responses(level_get)),
-            "put": op("Set the global level", [], responses(level_put, "413"), level_body),
+            "put": op("Set the global level", [], responses(level_put, "413"), bodies.ConfigBody),
             "delete": op("Reset the global level", [], responses(level_get)),
         },
         "/config/{subject}": {
             "get": op(
-                "Subject compatibility level",
-                [SUBJECT, *flags("defaultToGlobal")],
-                responses(level_get, "404"),
+                "Subject compatibility level", [s, *flags("defaultToGlobal")], responses(level_get, "404")
             ),
-            "put": op("Set a subject's level", [SUBJECT], responses(level_put, "413"), level_body),
-            "delete": op("Remove a subject's level", [SUBJECT], responses(level_get, "404")),
+            "put": op("Set a subject's level", [s], responses(level_put, "413"), bodies.ConfigBody),
+            "delete": op("Remove a subject's level", [s], responses(level_get, "404")),
         },
         "/mode": {
             "get": op("Global mode", [], responses(mode)),
-            "put": op("Set the global mode", flags("force"), responses(mode, "413"), mode_body),
+            "put": op("Set the global mode", flags("force"), responses(mode, "413"), bodies.ModeBody),
         },
         "/mode/{subject}": {
-            "get": op("Subject mode", [SUBJECT, *flags("defaultToGlobal")], responses(mode, "404")),
-            "put": op("Set a subject's mode", [SUBJECT, *flags("force")], responses(mode, "413"), mode_body),
-            "delete": op("Remove a subject's mode", [SUBJECT], responses(mode, "404")),
+            "get": op("Subject mode", [s, *flags("defaultToGlobal")], responses(mode, "404")),
+            "put": op("Set a subject's mode", [s, *flags("force")], responses(mode, "413"), bodies.ModeBody),
+            "delete": op("Remove a subject's mode", [s], responses(mode, "404")),
         },
     }
 
@@ -309,9 +275,9 @@ def paths() -> Obj:
 def openapi_document(cfg: RegistryConfig) -> str:
     """The document as JSON text (built once per config)."""
     doc = {
-        "openapi": "3.0.3",
+        "openapi": "3.1.0",
         "info": {"title": "Avro schema registry (Confluent Schema Registry API)", "version": "1"},
-        "paths": paths(),
+        "paths": paths(cfg),
         "components": {"schemas": components(cfg)},
     }
     return json.dumps(doc, indent=2)

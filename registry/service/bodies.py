@@ -183,6 +183,11 @@ class Reference(Body):
     version: PositiveInt32
 
 
+def _empty(value: Any) -> bool:
+    """null, false, [] or {} (not 0 or "", which equal false in Python)."""
+    return value is None or value is False or (isinstance(value, list | dict) and not value)
+
+
 def _document_unsupported(schema: dict[str, Any]) -> None:
     for name, feature in UNSUPPORTED_SCHEMA_FIELDS.items():
         refused = {"description": f"refused unless empty: this registry has no {feature}"}
@@ -210,7 +215,7 @@ class SchemaBody(Body):
     @classmethod
     def _refuse_unsupported(cls, body: Any) -> Any:
         for name, feature in UNSUPPORTED_SCHEMA_FIELDS.items():
-            if isinstance(body, dict) and body.get(name) not in (None, False, [], {}):
+            if isinstance(body, dict) and not _empty(body.get(name)):
                 raise complete(
                     errors.BadRequest, f"'{name}' is not supported: this registry has no {feature}."
                 )

@@ -1,0 +1,179 @@
+"""The API's bodies are declared once (``registry.service.bodies``): the OpenAPI document's component
+schemas are the models' JSON Schemas, every refused field answers its Confluent code with a message that
+names it, and what the registry answers is what the answer models declare."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields
+from typing import Any, Literal
+
+import pytest
+from flask.testing import FlaskClient
+from pydantic import BaseModel
+
+from registry.api import openapi
+from registry.config import RegistryConfig
+from registry.service import bodies
+from registry.service.contract_config import CONTRACT_FIELDS, ContractConfig
+from tests.registry.api.helpers import body, record
+
+V1 = record(id="long")
+
+
+def document(client: FlaskClient) -> dict[str, Any]:
+    return json.loads(client.get("/openapi.json").get_data(as_text=True))
+
+
+def test_the_documents_bodies_are_the_models_json_schemas(client: FlaskClient) -> None:
+    doc = document(client)
+    assert doc["openapi"].startswith("3.1")
+    schemas = doc["components"]["schemas"]
+    for model in (*bodies.REQUESTS, *bodies.ANSWERS):
+        assert model.__name__ in schemas
+    declared = bodies.SchemaBody.model_json_schema(ref_template=openapi.COMPONENTS)
+    served = schemas["SchemaBody"]
+    assert list(served["properties"]) == list(declared["properties"])
+    assert served["required"] == declared["required"] == ["schema"]
+    assert served["properties"]["references"] == {
+        "anyOf": [
+            {"type": "array", "items": {"$ref": "#/components/schemas/Reference"}},
+            {"type": "null"},
+        ],
+        "default": None,
+    }
+    register = doc["paths"]["/subjects/{subject}/versions"]["post"]
+    assert register["requestBody"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/SchemaBody"
+    }
+
+
+def test_a_field_declared_on_a_model_appears_in_the_document(monkeypatch: pytest.MonkeyPatch) -> None:
+    class SchemaBody(bodies.SchemaBody):
+        format: Literal["serialized"] | None = None
+
+    monkeypatch.setattr(bodies, "REQUESTS", (SchemaBody, bodies.ConfigBody, bodies.ModeBody))
+    schemas = openapi.components(RegistryConfig())
+    assert schemas["SchemaBody"]["properties"]["format"] == {
+        "anyOf": [{"const": "serialized", "type": "string"}, {"type": "null"}],
+        "default": None,
+    }
+
+
+def test_limits_that_are_settings_are_written_in_from_the_config() -> None:
+    for chars in (100, 4096):
+        schemas = openapi.components(RegistryConfig(max_schema_chars=chars))
+        assert schemas["SchemaBody"]["properties"]["schema"]["maxLength"] == chars
+    subject = openapi.subject(RegistryConfig(max_subject_length=40))
+    assert subject["schema"]["maxLength"] == 40
+
+
+def test_enums_come_from_their_declarations() -> None:
+    schemas = openapi.components(RegistryConfig())
+    assert schemas["CompatibilityLevel"]["enum"] == list(bodies.COMPATIBILITY_LEVELS)
+    assert schemas["ModeBody"]["properties"]["mode"]["enum"] == list(bodies.MODES)
+    level = schemas["ConfigBody"]["properties"]["compatibility"]
+    assert level == {"$ref": "#/components/schemas/CompatibilityLevel"}, "absent, but never null"
+    assert schemas["ConfigBody"]["additionalProperties"] is False
+
+
+def test_contract_settings_have_the_names_of_the_contract_config() -> None:
+    assert set(bodies.ContractSettings.model_fields) == {f.name for f in fields(ContractConfig)}
+    aliases = {field.alias for field in bodies.ContractSettings.model_fields.values()}
+    assert aliases == set(CONTRACT_FIELDS)
+
+
+BIG = json.dumps({"type": "enum", "name": "E", "symbols": [f"S{i}" for i in range(3000)]})
+RULE = {"name": "r", "type": "CEL"}
+
+#: (body fields beside a valid schema, HTTP status, Confluent code, text of the message)
+SCHEMA_CASES = [
+    ({"schema": 42}, 422, 42201, "'schema' must be a non-blank string holding the schema's JSON, not 42"),
+    ({"schema": "  "}, 422, 42201, "'schema' must be a non-blank string"),
+    ({"schema": None}, 422, 42201, "'schema' must be a non-blank string"),
+    ({"schema": BIG}, 422, 42209, "the limit is 16384"),
+    ({"schema": "[" * 40 + "]" * 40}, 422, 42201, "Schema is nested deeper than 32 levels"),
+    ({"schemaType": "JSON"}, 422, 42201, "Schema type JSON is not supported: this registry stores AVRO"),
+    ({"schemaType": 1}, 422, 42201, "Schema type 1 is not supported"),
+    ({"references": ""}, 422, 42201, "'references' must be a list of Reference objects, not \"\""),
+    ({"references": [{"name": 1}]}, 422, 42201, "'references[0].name' must be a string, not 1"),
+    ({"references": [{"name": "a", "version": 1}]}, 422, 42201, "'references[0].subject' is missing"),
+    (
+        {"references": [{"name": "a", "subject": "s", "version": 0}]},
+        422,
+        42201,
+        "'references[0].version' must be an integer between 1 and 2147483647, not 0",
+    ),
+    ({"id": "7"}, 400, 400, "'id' must be an integer between 1 and 2147483647, not \"7\""),
+    ({"id": True}, 400, 400, "'id' must be an integer"),
+    ({"version": 2**31}, 400, 400, "'version' must be an integer between 1 and 2147483647"),
+    ({"metadata": {"properties": {"v": 2}}}, 400, 400, "metadata.properties.v must be a string, not 2"),
+    ({"metadata": {"owner": "x"}}, 400, 400, "metadata has unknown field 'owner'"),
+    ({"ruleSet": {"domainRules": [{"name": "r"}]}}, 422, 42210, "ruleSet.domainRules[0].type is missing"),
+    ({"ruleSet": {"domainRules": [{**RULE, "kind": "X"}]}}, 422, 42210, "ruleSet.domainRules[0].kind must"),
+    ({"schemaTagsToAdd": [{"entityPath": "x"}]}, 400, 400, "'schemaTagsToAdd' is not supported"),
+    ({"rulesToMerge": {"domainRules": []}}, 400, 400, "'rulesToMerge' is not supported"),
+    ({"rulesToRemove": 0}, 400, 400, "'rulesToRemove' is not supported: this registry has no rule removal"),
+]
+
+
+@pytest.mark.parametrize(("fields_sent", "status", "code", "message"), SCHEMA_CASES)
+def test_each_refused_schema_body_field_answers_its_code_naming_the_field(
+    client: FlaskClient, fields_sent: dict[str, Any], status: int, code: int, message: str
+) -> None:
+    for path in ("/subjects/s/versions", "/subjects/s", "/compatibility/subjects/s/versions"):
+        answer = client.post(path, json={**body(V1), **fields_sent})
+        assert (answer.status_code, answer.get_json()["error_code"]) == (status, code), answer.get_json()
+        assert message in answer.get_json()["message"]
+
+
+SETTING_CASES = [
+    ("/config", {}, 42203, "Invalid compatibility level None. Valid values are NONE, BACKWARD"),
+    ("/config", {"compatibility": "SIDEWAYS"}, 42203, "Invalid compatibility level 'SIDEWAYS'"),
+    ("/config", {"compatibilityLevel": None}, 42203, "Invalid compatibility level None"),
+    ("/config", {"compatibility": 3}, 42203, "Invalid compatibility level 3"),
+    ("/config", {"compatibility": "FULL", "compatibilityLevel": "NONE"}, 400, "name the same setting"),
+    ("/config", {"normalize": True}, 400, "Config field 'normalize' is not supported by this registry"),
+    ("/config", {"colour": "red"}, 400, "The body has unknown field 'colour' (known: compatibilityGroup"),
+    ("/config", {"compatibilityGroup": ""}, 400, "'compatibilityGroup' must be a metadata property name"),
+    ("/config", {"defaultMetadata": []}, 400, "defaultMetadata must be a Metadata object, not []"),
+    ("/config", {"overrideRuleSet": {"rules": []}}, 42210, "overrideRuleSet has unknown field 'rules'"),
+    ("/mode", {}, 42204, "Invalid mode None. Valid values are READWRITE, READONLY, IMPORT."),
+    ("/mode", {"mode": "WRITEONLY"}, 42204, "Invalid mode 'WRITEONLY'"),
+    ("/mode", {"mode": ["READONLY"]}, 42204, "Invalid mode ['READONLY']"),
+]
+
+
+@pytest.mark.parametrize(("path", "sent", "code", "message"), SETTING_CASES)
+def test_each_refused_setting_answers_its_code_naming_the_field(
+    client: FlaskClient, path: str, sent: dict[str, Any], code: int, message: str
+) -> None:
+    for scoped in (path, f"{path}/s-value"):
+        answer = client.put(scoped, json=sent)
+        assert answer.get_json()["error_code"] == code, answer.get_json()
+        assert answer.status_code == int(str(code)[:3])
+        assert message in answer.get_json()["message"]
+
+
+def conforms(model: type[BaseModel], answer: Any) -> None:
+    """``answer`` is valid for ``model`` and has no field the model does not declare."""
+    model.model_validate_json(json.dumps(answer))
+    declared = {field.alias or name for name, field in model.model_fields.items()}
+    assert set(answer) <= declared, set(answer) - declared
+
+
+def test_what_the_registry_answers_is_what_the_answer_models_declare(client: FlaskClient) -> None:
+    contract = {"metadata": {"properties": {"owner": "a"}}, "ruleSet": {"domainRules": [RULE]}}
+    registered = client.post("/subjects/a-value/versions", json=body(V1, **contract)).get_json()
+    conforms(bodies.Registered, registered)
+    conforms(bodies.SubjectVersionSchema, client.get("/subjects/a-value/versions/1").get_json())
+    conforms(bodies.Schema, client.get(f"/schemas/ids/{registered['id']}").get_json())
+    conforms(bodies.SubjectVersion, client.get(f"/schemas/ids/{registered['id']}/versions").get_json()[0])
+    conforms(bodies.ContextId, client.get(f"/schemas/guids/{registered['guid']}/ids").get_json()[0])
+    check = client.post("/compatibility/subjects/a-value/versions?verbose=true", json=body(V1))
+    conforms(bodies.Compatibility, check.get_json())
+    settings = {"compatibility": "full", "compatibilityGroup": "owner", "defaultMetadata": {"tags": {}}}
+    conforms(bodies.ConfigSet, client.put("/config/a-value", json=settings).get_json())
+    conforms(bodies.Config, client.get("/config/a-value").get_json())
+    conforms(bodies.ModeBody, client.put("/mode", json={"mode": "readonly"}).get_json())
+    conforms(bodies.Error, client.get("/subjects/nobody/versions").get_json())
