@@ -28,8 +28,6 @@ Metadata = dict[str, Any]
 RuleSet = dict[str, Any]
 Part = TypeVar("Part", bound=ContractPart)
 
-__all__ = ["RULE_PHASES", "Metadata", "RuleSet", "parse_metadata", "parse_rule_set"]
-
 
 def _parse(model: type[Part], raw: Any, where: str) -> dict[str, Any] | None:
     if raw is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from registry.service import errors
-from registry.service.bodies import config_update as parse_config_update
+from registry.service.bodies import config_update
 from registry.service.contract_config import ContractConfig, group_value, in_scope, registration_contract
 
 OWNER_A = {"properties": {"owner": "a"}}
@@ -16,15 +16,15 @@ RULES = {
 
 def test_a_body_sets_what_it_gives_and_null_clears() -> None:
     current = ContractConfig(compatibility_group="major", default_metadata={"properties": {"x": "1"}})
-    update = parse_config_update({"overrideMetadata": OWNER_A, "compatibilityGroup": None})
+    update = config_update({"overrideMetadata": OWNER_A, "compatibilityGroup": None})
     assert update.compatibility is None
     assert update.apply(current) == ContractConfig(
         default_metadata={"properties": {"x": "1"}}, override_metadata=OWNER_A
     )
-    level_only = parse_config_update({"compatibilityLevel": "full"})
+    level_only = config_update({"compatibilityLevel": "full"})
     assert (level_only.compatibility, level_only.apply(current)) == ("FULL", current)
-    assert parse_config_update({"defaultRuleSet": RULES}).contract == {"default_rule_set": RULES}
-    assert parse_config_update({"defaultMetadata": {}}).contract == {"default_metadata": None}, "empty clears"
+    assert config_update({"defaultRuleSet": RULES}).contract == {"default_rule_set": RULES}
+    assert config_update({"defaultMetadata": {}}).contract == {"default_metadata": None}, "empty clears"
 
 
 @pytest.mark.parametrize(
@@ -45,7 +45,7 @@ def test_a_body_sets_what_it_gives_and_null_clears() -> None:
 )
 def test_bad_config_bodies_are_refused(body: dict, code: int, message: str) -> None:
     with pytest.raises(errors.RegistryError) as refused:
-        parse_config_update(body)
+        config_update(body)
     assert refused.value.error_code == code and message in refused.value.message
 
 
