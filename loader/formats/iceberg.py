@@ -19,8 +19,6 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import StructType
 
 from loader.formats import Append, CurrentMerge, GroupAppend, GroupMember, columns_ddl
-from loader.formats.hive.metastore import add_partitions
-from loader.formats.hive.table_catalog import TableCatalog
 from loader.formats.iceberg_alter import rename_columns, update_columns
 from loader.formats.iceberg_current import DELETE, MERGE_ON_READ, current_changes, merge_with_properties
 from loader.formats.iceberg_groups import (
@@ -31,6 +29,8 @@ from loader.formats.iceberg_groups import (
     writer_available,
 )
 from loader.formats.iceberg_schema import schema_updates, without_defaults
+from loader.formats.metastore import add_partitions
+from loader.formats.metastore_tables import MetastoreTables
 from loader.formats.run_tables import check_run_tables
 from loader.formats.table_rows import conformed
 from loader.outcome.fault_injection import crash_point
@@ -83,7 +83,7 @@ class IcebergFormat:
     granularity: Granularity
     # The metastore's view of the run's tables, and where the warehouse is: what `prepare` checks (None:
     # a format opened to read one table's state, not for a run).
-    catalog: TableCatalog | None = None
+    catalog: MetastoreTables | None = None
     store: StateFiles | None = None
     warehouse: str = ""
     name: str = "iceberg"

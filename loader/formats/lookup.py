@@ -19,6 +19,7 @@ from loader.formats.iceberg import read_valid_through as read_iceberg_valid_thro
 from loader.formats.iceberg_catalogs import IcebergCatalog
 from loader.formats.iceberg_maintenance import maintain_iceberg_tables
 from loader.formats.maintenance import Maintenance
+from loader.formats.metastore_tables import MetastoreTables
 from loader.formats.object_store_files import ObjectStoreFiles, kept_on_object_store
 from loader.planning.state_store import StateFiles, StateStore
 from loader.schema.partitioning import Granularity
@@ -69,7 +70,7 @@ def _iceberg(spark: SparkSession, store: StateFiles, place: FormatPlace, run_id:
     # An Iceberg run stages nothing: what it checks of its tables' places it asks the warehouse's own file
     # system, wherever the state directory is.
     warehouse = StateStore(spark, place.warehouse)
-    catalog = TableCatalog(spark, warehouse, place.database)
+    catalog = MetastoreTables(spark, warehouse, place.database)
     return IcebergFormat(
         spark, place.database, place.granularity, catalog, warehouse, place.warehouse,
         format_version=place.iceberg.format_version,

@@ -4,14 +4,14 @@ keeps them in this warehouse (see `loader.warehouse_layout`) and that they are o
 
 from __future__ import annotations
 
-from loader.formats.hive.table_catalog import TableCatalog
+from loader.formats.metastore_tables import MetastoreTables
 from loader.formats.one_format import raise_mixed_formats
 from loader.planning.state_store import StateFiles
 from loader.warehouse_layout import raise_misplaced_tables
 
 
 def check_run_tables(
-    catalog: TableCatalog, store: StateFiles, warehouse: str, table_format: str, tables: list[str]
+    catalog: MetastoreTables, store: StateFiles, warehouse: str, table_format: str, tables: list[str]
 ) -> None:
     catalog.load(tables)
     raise_misplaced_tables(catalog.database, store, warehouse, catalog.locations())

@@ -4,7 +4,7 @@ Spark's internal classes change between Spark lines without notice (`CatalogStor
 argument in Spark 4.2; `TableIdentifier` a third), so the loader builds none of them where SQL, the
 public catalog API or the session's external catalog does the job:
 - a Hive table's new partitions can always be added by SQL (`ALTER TABLE ... ADD PARTITION`, see
-  `loader.formats.hive.metastore.add_partitions_by_sql`), the way taken where `create_partitions` cannot;
+  `loader.formats.metastore.add_partitions_by_sql`), the way taken where `create_partitions` cannot;
 - the rest asks the session's external catalog (Spark's metastore client, the same on every line) by
   database and table name, and reads Scala collections and options off what it answers.
 

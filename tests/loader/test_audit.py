@@ -10,7 +10,7 @@ import pytest
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
-from loader.formats.hive.metastore import table_location
+from loader.formats.metastore import table_location
 from loader.job import QUARANTINE_TABLE
 from loader.operations.audit import audit, window_of
 from loader.planning.state_store import StateStore

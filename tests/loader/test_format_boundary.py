@@ -29,6 +29,8 @@ NEUTRAL = {
     "loader.formats.catalog_lock",
     "loader.formats.one_format",  # the refusal of a database holding tables of two formats, for any format
     "loader.formats.maintenance",  # what `loader maintain` asks of any format, and what it answers
+    "loader.formats.metastore",  # where a table or partition is, for every format's tables in a metastore
+    "loader.formats.metastore_tables",  # the run's tables as the metastore has them, whatever their format
 }
 OUTSIDE_THE_FORMATS = sorted(
     [
@@ -109,3 +111,29 @@ def test_a_hive_lake_loads_nothing_of_iceberg_and_iceberg_s_session_has_its_cata
 
 def _rest(preflight_: Preflight) -> tuple:
     return preflight_.refuses_machine, preflight_.session_conf, preflight_.session_jars
+
+
+FORMATS_DIR = LOADER / "formats"
+# Each format's own modules, by the module-name prefix another format must not import.
+OWN_MODULES = {
+    "loader.formats.hive": sorted((FORMATS_DIR / "hive").rglob("*.py")),
+    "loader.formats.iceberg": sorted(FORMATS_DIR.glob("iceberg*.py")),
+}
+
+
+@pytest.mark.parametrize(
+    ("owner", "path"),
+    [(owner, path) for owner, paths in OWN_MODULES.items() for path in paths],
+    ids=lambda v: v if isinstance(v, str) else str(v.relative_to(FORMATS_DIR)),
+)
+def test_a_format_imports_nothing_of_another_format(owner: str, path: Path) -> None:
+    """What two formats share (the metastore's view of a run's tables, partition registration, the
+    maintenance request) lives in the neutral modules of `loader/formats/`, not in one of them."""
+    others = [prefix for prefix in OWN_MODULES if prefix != owner]
+    imported = [
+        node.module
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ImportFrom)
+        and any((node.module or "").startswith(prefix) for prefix in others)
+    ]
+    assert not imported, f"{path.name} ({owner}) imports another format's module: {imported}"

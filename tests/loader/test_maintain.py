@@ -22,7 +22,7 @@ from confluent_kafka import Producer
 from pyspark.sql import SparkSession
 
 from loader.formats.hive.maintenance import COMPACTED_DIR, CRASH_POINTS
-from loader.formats.hive.metastore import partition_location
+from loader.formats.metastore import partition_location
 from loader.job import QUARANTINE_TABLE
 from loader.operations.audit import audit
 from loader.operations.lock import RunLock

@@ -9,7 +9,7 @@ import uuid
 import pytest
 from pyspark.sql import SparkSession
 
-from loader.formats.hive.metastore import add_partitions, add_partitions_by_sql, partition_location
+from loader.formats.metastore import add_partitions, add_partitions_by_sql, partition_location
 from loader.runtime import spark_internals as internals
 
 pytestmark = pytest.mark.integration

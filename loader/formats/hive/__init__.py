@@ -13,10 +13,10 @@ from pyspark.sql.types import StructType
 
 from loader.formats import Append, CurrentMerge, GroupAppend, GroupMember
 from loader.formats.hive.many_tables import write_tables, writer_available
-from loader.formats.hive.metastore import add_partitions
 from loader.formats.hive.staging import require_one_file_system, stage_rows, staged_files
 from loader.formats.hive.table_catalog import TableCatalog
 from loader.formats.hive.table_properties import record_valid_through
+from loader.formats.metastore import add_partitions
 from loader.formats.run_tables import check_run_tables
 from loader.outcome.report import RunReport
 from loader.planning.commit_protocol import StagedTable

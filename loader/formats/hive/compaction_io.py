@@ -16,7 +16,7 @@ from pyspark.sql import Observation, SparkSession
 from pyspark.sql import functions as F
 
 from loader.formats.hive.compaction_plan import DataFile, PartitionListing
-from loader.formats.hive.metastore import RELOCATED_PROPERTY, partition_location
+from loader.formats.metastore import RELOCATED_PROPERTY, partition_location
 from loader.planning.state_store import StateFiles
 from loader.runtime import spark_internals as internals
 

@@ -1,7 +1,8 @@
-"""What the loader asks of and tells the Hive metastore about its ORC tables: where a table or partition
-is (Spark's external catalog, see `loader.runtime.spark_internals`), and the registration of new
-partitions once the files are in place (SQL). Stored as ORC (see `loader.schema.table_evolution` for
-why); created and evolved through `loader.formats.hive.table_catalog`."""
+"""What the loader asks of and tells the metastore about its tables, whatever their format: where a table
+or partition is (Spark's external catalog, see `loader.runtime.spark_internals`), and the registration of
+new partitions once the files are in place (SQL). Hive's tables are made by
+`loader.formats.hive.table_catalog`; an Iceberg run registers partitions only to complete a manifest that
+a Hive-format run left."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ from pyspark.sql import SparkSession
 from loader.reading.sql_text import identifier, string_literal
 from loader.runtime import spark_internals as internals
 
-TABLE_FORMAT = "orc"
 # Set on a table before `loader maintain` first points one of its partitions at a directory other than
 # `<table>/dt=...`: a run that adds files to such a table asks the metastore where the partitions are.
 RELOCATED_PROPERTY = "loader.partitions-relocated"
