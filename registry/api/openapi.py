@@ -16,12 +16,12 @@ from functools import cache
 from typing import Any
 
 from pydantic import BaseModel
-from pydantic.json_schema import GenerateJsonSchema, models_json_schema
-from pydantic_core import CoreSchema
+from pydantic.json_schema import models_json_schema
 
 from registry.config import RegistryConfig
 from registry.service import bodies
 from registry.service.bodies import ConfiguredLimit
+from registry.service.refusals import DocumentSchema
 from registry.service.requests import MAX_INT32
 
 JSON_TYPES = (
@@ -34,18 +34,11 @@ COMPONENTS = "#/components/schemas/{model}"
 Obj = dict[str, Any]
 
 
-class _DocumentSchema(GenerateJsonSchema):
-    """Pydantic's JSON Schema without a title on every field (the field's name says it)."""
-
-    def field_title_should_be_set(self, schema: CoreSchema) -> bool:  # type: ignore[override]
-        return False
-
-
 def components(cfg: RegistryConfig) -> Obj:
     """Every body's schema, named after its model, with the configured bounds written in."""
     models: list[tuple[type[BaseModel], Any]] = [(model, "validation") for model in bodies.REQUESTS]
     models += [(model, "serialization") for model in bodies.ANSWERS]
-    _, document = models_json_schema(models, ref_template=COMPONENTS, schema_generator=_DocumentSchema)
+    _, document = models_json_schema(models, ref_template=COMPONENTS, schema_generator=DocumentSchema)
     schemas: Obj = document["$defs"]
     for model in bodies.REQUESTS:
         for name, field in model.model_fields.items():

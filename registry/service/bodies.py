@@ -178,6 +178,8 @@ class Body(BaseModel):
 class Reference(Body):
     """Another subject's version, whose named types the schema uses under ``name``."""
 
+    model_config = ConfigDict(title="reference")
+
     name: str
     subject: str
     version: PositiveInt32
@@ -257,7 +259,7 @@ class ConfigBody(ContractSettings):
     """``PUT /config[/{subject}]``: the level (under either name) and the contract settings to change; a
     setting given as null is cleared, one not given is kept."""
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"minProperties": 1})
+    model_config = ConfigDict(extra="forbid", title="config", json_schema_extra={"minProperties": 1})
 
     compatibility: LevelSetting = None
     compatibility_level: LevelSetting = None

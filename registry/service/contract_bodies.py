@@ -20,6 +20,7 @@ out).
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
@@ -27,7 +28,7 @@ from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
 from registry.service import errors
-from registry.service.refusals import Refusal
+from registry.service.refusals import MISSING, Refusal, shown
 
 RuleKind = Literal["TRANSFORM", "CONDITION"]
 MigrationMode = Literal["UPGRADE", "DOWNGRADE", "UPDOWN"]
@@ -38,9 +39,11 @@ MIGRATION_MODES: tuple[str, ...] = get_args(MigrationMode)
 DOMAIN_MODES: tuple[str, ...] = get_args(DomainMode)
 EXECUTION_ENVIRONMENTS: tuple[str, ...] = get_args(ExecutionEnvironment)
 TWO_WAY_MODES = ("UPDOWN", "WRITEREAD")
+ALL_MODES: tuple[str, ...] = (*MIGRATION_MODES, *DOMAIN_MODES)
 RULE_NAME_MAX = 256
+RULE_NAME_START = "[A-Za-z_]"
 #: Confluent's rule names, in ASCII.
-RULE_NAME = rf"^[A-Za-z_][A-Za-z0-9_-]{{0,{RULE_NAME_MAX - 1}}}$"
+RULE_NAME = rf"^{RULE_NAME_START}[A-Za-z0-9_-]{{0,{RULE_NAME_MAX - 1}}}$"
 
 
 def _sorted_set(values: list[str] | None) -> list[str] | None:
@@ -76,13 +79,44 @@ class Metadata(ContractPart):
 
     refusal: ClassVar[Refusal] = Refusal(errors.BadRequest, prefix="Invalid metadata: ")
 
-    tags: Annotated[dict[str, list[str]] | None, AfterValidator(_sorted_tags)] = None
+    tags: Annotated[
+        dict[str, list[str]] | None,
+        AfterValidator(_sorted_tags),
+        Field(description="an object of tag lists"),
+    ] = None
     properties: StringMap = None
     sensitive: Strings = None
 
 
+def _name_refused(sent: Any, rule: str) -> str:
+    """Why a rule's name is refused, in the words Confluent's rules are known by."""
+    if not isinstance(sent, str) or not sent:
+        return f"{rule} needs a non-empty string 'name'"
+    if len(sent) > RULE_NAME_MAX:
+        return f"{rule}: the name is longer than {RULE_NAME_MAX} characters"
+    if not re.fullmatch(RULE_NAME_START, sent[0]):
+        return f"{rule}: the name {sent!r} must start with a letter or '_'"
+    return f"{rule}: the name {sent!r} may hold only letters, digits, '_' and '-'"
+
+
+def _mode_refused(allowed: tuple[str, ...]) -> Refusal:
+    """A phase's modes: a mode of another phase is not allowed here; any other value is no mode."""
+
+    def says(sent: Any, rule: str) -> str | None:
+        if sent is MISSING or sent is None:
+            return None
+        if sent in ALL_MODES:
+            return f"{rule}: mode {sent} is not allowed here (use {', '.join(allowed)})"
+        return f"{rule}.mode must be one of {', '.join(ALL_MODES)}, not {shown(sent)}"
+
+    return Refusal(says=says)
+
+
 class Rule(ContractPart):
-    """One rule, its fields in Confluent's order."""
+    """One rule, its fields in Confluent's order; paths into it show its name."""
+
+    model_config = ConfigDict(title="rule")
+    named_by: ClassVar[str] = "name"
 
     name: Annotated[
         str,
@@ -92,6 +126,7 @@ class Rule(ContractPart):
             description=f"a name of ASCII letters, digits, '_' and '-' that starts with a letter or '_' "
             f"(at most {RULE_NAME_MAX} characters)",
         ),
+        Refusal(says=_name_refused),
     ]
     doc: str | None = None
     kind: Annotated[RuleKind | None, AfterValidator(lambda kind: kind or "TRANSFORM")] = "TRANSFORM"
@@ -99,6 +134,7 @@ class Rule(ContractPart):
     type: Annotated[
         str,
         Field(min_length=1, description="a non-empty string naming the rule's executor (CEL, JSONATA, ...)"),
+        Refusal(says=lambda sent, rule: f"{rule} needs a string 'type' (CEL, JSONATA, ENCRYPT, ...)"),
     ]
     tags: Strings = None
     params: StringMap = None
@@ -119,13 +155,15 @@ class Rule(ContractPart):
 class MigrationRule(Rule):
     """A rule run when a reader's and a writer's versions differ (mode UPGRADE, DOWNGRADE or UPDOWN)."""
 
-    mode: MigrationMode  # type: ignore[assignment]
+    mode: Annotated[MigrationMode, _mode_refused(MIGRATION_MODES)]  # type: ignore[assignment]
 
 
 class DomainRule(Rule):
     """A rule run on each message (domain rules) or on its encoded bytes (encoding rules)."""
 
-    mode: Annotated[DomainMode | None, AfterValidator(lambda mode: mode or "WRITEREAD")] = "WRITEREAD"  # type: ignore[assignment]
+    mode: Annotated[  # type: ignore[assignment]
+        DomainMode | None, AfterValidator(lambda mode: mode or "WRITEREAD"), _mode_refused(DOMAIN_MODES)
+    ] = "WRITEREAD"
 
 
 class RuleSet(ContractPart):

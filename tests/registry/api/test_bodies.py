@@ -5,6 +5,8 @@ names it, and what the registry answers is what the answer models declare."""
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
 from dataclasses import fields
 from typing import Any, Literal
 
@@ -14,8 +16,9 @@ from pydantic import BaseModel
 
 from registry.api import openapi
 from registry.config import RegistryConfig
-from registry.service import bodies
+from registry.service import bodies, contract_bodies, errors
 from registry.service.contract_config import CONTRACT_FIELDS, ContractConfig
+from registry.service.contracts import parse_metadata, parse_rule_set
 from tests.registry.api.helpers import body, record
 
 V1 = record(id="long")
@@ -95,7 +98,7 @@ SCHEMA_CASES = [
     ({"schema": "[" * 40 + "]" * 40}, 422, 42201, "Schema is nested deeper than 32 levels"),
     ({"schemaType": "JSON"}, 422, 42201, "Schema type JSON is not supported: this registry stores AVRO"),
     ({"schemaType": 1}, 422, 42201, "Schema type 1 is not supported"),
-    ({"references": ""}, 422, 42201, "'references' must be a list of Reference objects, not \"\""),
+    ({"references": ""}, 422, 42201, "'references' must be a list of references."),
     ({"references": [{"name": 1}]}, 422, 42201, "'references[0].name' must be a string, not 1"),
     ({"references": [{"name": "a", "version": 1}]}, 422, 42201, "'references[0].subject' is missing"),
     (
@@ -109,8 +112,8 @@ SCHEMA_CASES = [
     ({"version": 2**31}, 400, 400, "'version' must be an integer between 1 and 2147483647"),
     ({"metadata": {"properties": {"v": 2}}}, 400, 400, "metadata.properties.v must be a string, not 2"),
     ({"metadata": {"owner": "x"}}, 400, 400, "metadata has unknown field 'owner'"),
-    ({"ruleSet": {"domainRules": [{"name": "r"}]}}, 422, 42210, "ruleSet.domainRules[0].type is missing"),
-    ({"ruleSet": {"domainRules": [{**RULE, "kind": "X"}]}}, 422, 42210, "ruleSet.domainRules[0].kind must"),
+    ({"ruleSet": {"domainRules": [{"name": "r"}]}}, 422, 42210, "domainRules[0] (r) needs a string 'type'"),
+    ({"ruleSet": {"domainRules": [{**RULE, "kind": "X"}]}}, 422, 42210, "domainRules[0] (r).kind must"),
     ({"schemaTagsToAdd": [{"entityPath": "x"}]}, 400, 400, "'schemaTagsToAdd' is not supported"),
     ({"rulesToMerge": {"domainRules": []}}, 400, 400, "'rulesToMerge' is not supported"),
     ({"rulesToRemove": 0}, 400, 400, "'rulesToRemove' is not supported: this registry has no rule removal"),
@@ -134,9 +137,9 @@ SETTING_CASES = [
     ("/config", {"compatibility": 3}, 42203, "Invalid compatibility level 3"),
     ("/config", {"compatibility": "FULL", "compatibilityLevel": "NONE"}, 400, "name the same setting"),
     ("/config", {"normalize": True}, 400, "Config field 'normalize' is not supported by this registry"),
-    ("/config", {"colour": "red"}, 400, "The body has unknown field 'colour' (known: compatibilityGroup"),
+    ("/config", {"colour": "red"}, 400, "Unknown config field 'colour' (known: compatibilityGroup"),
     ("/config", {"compatibilityGroup": ""}, 400, "'compatibilityGroup' must be a metadata property name"),
-    ("/config", {"defaultMetadata": []}, 400, "defaultMetadata must be a Metadata object, not []"),
+    ("/config", {"defaultMetadata": []}, 400, "Invalid metadata: defaultMetadata must be an object."),
     ("/config", {"overrideRuleSet": {"rules": []}}, 42210, "overrideRuleSet has unknown field 'rules'"),
     ("/mode", {}, 42204, "Invalid mode None. Valid values are READWRITE, READONLY, IMPORT."),
     ("/mode", {"mode": "WRITEONLY"}, 42204, "Invalid mode 'WRITEONLY'"),
@@ -177,3 +180,53 @@ def test_what_the_registry_answers_is_what_the_answer_models_declare(client: Fla
     conforms(bodies.Config, client.get("/config/a-value").get_json())
     conforms(bodies.ModeBody, client.put("/mode", json={"mode": "readonly"}).get_json())
     conforms(bodies.Error, client.get("/subjects/nobody/versions").get_json())
+
+
+CONTRACT_MODELS = (contract_bodies.Metadata, contract_bodies.RuleSet)
+MIGRATION_RULE = {**RULE, "mode": "UPGRADE"}
+#: Each model a request body holds, and how a body with ``{**valid, field: value}`` in its place is sent.
+PLACES: list[tuple[type[BaseModel], dict[str, Any], Callable[[dict[str, Any]], object]]] = [
+    (bodies.SchemaBody, {"schema": '"string"'}, lambda sent: bodies.schema_request(sent, RegistryConfig())),
+    (bodies.ConfigBody, {"compatibility": "FULL"}, bodies.config_update),
+    (bodies.ModeBody, {"mode": "READONLY"}, bodies.mode),
+    (
+        bodies.Reference,
+        {"name": "n", "subject": "s", "version": 1},
+        lambda sent: bodies.references([sent]),
+    ),
+    (contract_bodies.Metadata, {}, parse_metadata),
+    (contract_bodies.RuleSet, {}, parse_rule_set),
+    (contract_bodies.DomainRule, RULE, lambda sent: parse_rule_set({"encodingRules": [sent]})),
+    (contract_bodies.MigrationRule, MIGRATION_RULE, lambda sent: parse_rule_set({"migrationRules": [sent]})),
+]
+WRONG: list[Any] = [12345, "x", ["x"], {"x": 1}, [{"x": 1}], None]
+
+
+def class_names() -> set[str]:
+    """Every Python class a request body is declared with (models and enums)."""
+    names: set[str] = set()
+    for model in (*bodies.REQUESTS, *CONTRACT_MODELS):
+        names |= {model.__name__, *model.model_json_schema().get("$defs", {})}
+    return names
+
+
+def test_every_place_a_request_holds_a_model_is_checked_here() -> None:
+    enums = {"CompatibilityLevel"}
+    assert class_names() - enums == {model.__name__ for model, _, _ in PLACES}
+
+
+@pytest.mark.parametrize(("model", "valid", "send"), PLACES, ids=lambda p: getattr(p, "__name__", ""))
+def test_no_refusal_names_a_python_class(
+    model: type[BaseModel], valid: dict[str, Any], send: Callable[[dict[str, Any]], object]
+) -> None:
+    send(valid)
+    names = re.compile(r"\b(" + "|".join(sorted(class_names())) + r")\b")
+    said = []
+    for name, field in model.model_fields.items():
+        for wrong in WRONG:
+            try:
+                send({**valid, field.alias or name: wrong})
+            except errors.RegistryError as refused:
+                said.append(refused.message)
+    assert said, "a wrong value is refused"
+    assert [message for message in said if names.search(message)] == []

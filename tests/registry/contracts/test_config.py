@@ -36,7 +36,7 @@ def test_a_body_sets_what_it_gives_and_null_clears() -> None:
         ({"compatibility": "FULL", "compatibilityLevel": "NONE"}, 400, "name the same setting; give one"),
         ({"normalize": True}, 400, "Config field 'normalize' is not supported"),
         ({"alias": "other"}, 400, "Config field 'alias' is not supported"),
-        ({"colour": "red"}, 400, "The body has unknown field 'colour'"),
+        ({"colour": "red"}, 400, "Unknown config field 'colour'"),
         ({"compatibilityGroup": ""}, 400, "'compatibilityGroup' must be a metadata property name"),
         ({"compatibilityGroup": 3}, 400, "'compatibilityGroup' must be a metadata property name"),
         ({"defaultMetadata": {"properties": {"a": 1}}}, 400, "defaultMetadata.properties.a must be a string"),

@@ -61,7 +61,7 @@ def test_a_valid_contract_is_canonical() -> None:
             Position(1, 14),
             "metadata.properties.major must be a string",
         ),
-        ('{\n  "ruleSet": {"domainRules": [{"name": "x"}]}\n}', Position(2, 14), "type is missing"),
+        ('{\n  "ruleSet": {"domainRules": [{"name": "x"}]}\n}', Position(2, 14), "needs a string 'type'"),
         ('{\n  "rules": []\n}', Position(2, 12), "unknown key 'rules'"),
         ('{\n  "metadata": {,\n}', Position(2, 16), "not JSON"),
         ("[]", Position(1, 1), "a contract file is a JSON object"),

@@ -195,7 +195,7 @@ def test_non_empty_target_needs_force(source: tuple[str, FlaskClient], tmp_path:
         (lambda d: _edit(d, lambda x: x["schemas"][2].update(metadata={"properties": {"owner": 1}})),
          "schema 3: metadata.properties.owner must be a string"),
         (lambda d: _edit(d, lambda x: x["schemas"][2].update(rule_set={"domainRules": [{"name": "a"}]})),
-         "schema 3: rule_set.domainRules[0].type is missing"),
+         "schema 3: rule_set.domainRules[0] (a) needs a string 'type'"),
         (lambda d: _edit(d, lambda x: x["schemas"][2].update(guid="42")),
          "schema 3: guid '42' is not a UUID"),
         (lambda d: _edit(d, lambda x: x["schemas"][1].update(guid=x["schemas"][0]["guid"])),
