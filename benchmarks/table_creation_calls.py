@@ -25,8 +25,8 @@ from pyspark.sql.types import DoubleType, LongType, StringType, StructField, Str
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from loader import job
 from loader.config import LoaderSettings
-from loader.formats.metastore import add_partitions
 from loader.formats.hive.table_catalog import TableCatalog
+from loader.formats.metastore import add_partitions
 from loader.planning.state_store import StateStore
 from loader.warehouse_layout import claim_database
 
