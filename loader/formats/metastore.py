@@ -31,7 +31,7 @@ def add_partitions(spark: SparkSession, qualified_name: str, partitions: list[di
         return
     database, _, table = qualified_name.partition(".")
     location = internals.table_location(spark, database, table).rstrip("/")
-    placed = [(spec, f"{location}/{_directory(spec)}") for spec in partitions]
+    placed = [(spec, f"{location}/{partition_directory(spec)}") for spec in partitions]
     if not internals.create_partitions(spark, database, table, placed):
         add_partitions_by_sql(spark, database, table, placed)
 
@@ -49,7 +49,8 @@ def add_partitions_by_sql(
     spark.sql(f"ALTER TABLE {identifier(database)}.{identifier(table)} ADD IF NOT EXISTS {' '.join(clauses)}")
 
 
-def _directory(spec: dict[str, str]) -> str:
+def partition_directory(spec: dict[str, str]) -> str:
+    """A partition's directory under its table, as Hive names it: `dt=2026-12-07/hour=04`."""
     return "/".join(f"{key}={value}" for key, value in spec.items())
 
 

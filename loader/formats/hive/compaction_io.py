@@ -16,7 +16,7 @@ from pyspark.sql import Observation, SparkSession
 from pyspark.sql import functions as F
 
 from loader.formats.hive.compaction_plan import DataFile, PartitionListing
-from loader.formats.metastore import RELOCATED_PROPERTY, partition_location
+from loader.formats.metastore import RELOCATED_PROPERTY, partition_directory, partition_location
 from loader.planning.state_store import StateFiles
 from loader.runtime import spark_internals as internals
 
@@ -102,7 +102,8 @@ def rewrite_partition(
     read_back = spark.read.schema(rows.schema).orc(target).count()
     if not expected == int(written.get["rows"]) == read_back:
         raise RuntimeError(
-            f"compacting {database}.{table.name} {_describe(spec)}: the partition has {expected} rows, "
+            f"compacting {database}.{table.name} {partition_directory(spec)}: the partition has {expected} "
+            f"rows, "
             f"{written.get['rows']} were written and {read_back} read back from {target}"
         )
     return expected
@@ -142,7 +143,3 @@ def current_location(
         return None
     found = partition_location(spark, qualified_table, spec)
     return store.qualified(found) if found else None
-
-
-def _describe(spec: dict[str, str]) -> str:
-    return "/".join(f"{k}={v}" for k, v in spec.items())

@@ -28,6 +28,7 @@ from loader.formats.hive.compaction_io import (
 from loader.formats.hive.compaction_plan import Cleanup, Compaction, cleanup_decision, plan_compactions
 from loader.formats.hive.relocation_record import Relocation, RelocationLog
 from loader.formats.maintenance import Maintained, MaintainRequest, PartitionAction
+from loader.formats.metastore import partition_directory
 from loader.outcome.fault_injection import crash_point
 from loader.planning.state_store import StateFiles
 from loader.runtime.spark_errors import first_line
@@ -80,7 +81,10 @@ def _finish_earlier_runs(
             log.remove(relocation)
         actions.append(
             PartitionAction(
-                relocation.table, _describe(relocation.spec), CLEANUP_ACTIONS[decision], detail=decision.value
+                relocation.table,
+                partition_directory(relocation.spec),
+                CLEANUP_ACTIONS[decision],
+                detail=decision.value,
             )
         )
     return waiting
@@ -121,7 +125,7 @@ def _compact(
     done: list[tuple[Relocation, Compaction, int]] = []
     for i, compaction in enumerate(compactions):
         partition = compaction.partition
-        relative = _describe(partition.spec)
+        relative = partition_directory(partition.spec)
         relocation = Relocation(
             id=f"{request.run_id}-{table.name}-{i:04d}",
             table=qualified,
@@ -157,11 +161,12 @@ def _compact(
         written = len(store.list_files(relocation.new_location))
         actions.append(
             PartitionAction(
-                qualified, _describe(relocation.spec), "compacted", compaction.input_files, written, rows
+                qualified,
+                partition_directory(relocation.spec),
+                "compacted",
+                compaction.input_files,
+                written,
+                rows,
             )
         )
     return actions
-
-
-def _describe(spec: dict[str, str]) -> str:
-    return "/".join(f"{k}={v}" for k, v in spec.items())
