@@ -156,29 +156,41 @@ def read_framed(column: str, schemas: SubjectSchemas, header_id: str | None = No
 
 @dataclass(frozen=True)
 class DecodedNames:
-    """The names of the columns `decode` adds: plain in a topic's own query, numbered for each topic of a
-    query over several (see `loader.run.topic_group_pass`)."""
+    """The names of the columns `decode` adds: plain in a topic's own query; in a query over several
+    topics (see `loader.run.topic_group_pass`), numbered for each topic where its subjects make the
+    column its own, plain where every topic's column is the same (`shared`)."""
 
     event: str = "event"
     key_decoded: str = KEY_DECODED  # the decoded key, before its verdict is known
     key_avro: str = "key_avro"
     key_string: str = "key_string"
+    frame_reason: str = "frame_reason"  # what is wrong with the value's framing, whatever its subject
     bad_reason: str = "bad_reason"
 
     @classmethod
-    def numbered(cls, number: int) -> DecodedNames:
-        plain = cls()
-        return cls(*(f"{name}_{number}" for name in plain.__dict__.values()))
+    def numbered(cls, number: int, has_key_schema: bool) -> DecodedNames:
+        """Topic `number`'s names in a query over several topics. The framing of a value reads no
+        subject and is every topic's alike, and so is the text key of a topic without a key schema: one
+        column serves every such topic."""
+        own = {name: f"{value}_{number}" for name, value in cls().__dict__.items()}
+        shared = {"frame_reason"} | ({"key_string"} if not has_key_schema else set())
+        return cls(**{name: getattr(cls(), name) if name in shared else value for name, value in own.items()})
+
+    def shared(self, name: str) -> bool:
+        """Whether the column `name` (one of these) is every topic's alike (see `numbered`)."""
+        return name in (DecodedNames.frame_reason, DecodedNames.key_string)
 
 
 @dataclass(frozen=True)
 class Decoding:
     """The columns of `decode` as three projections of Kafka rows, as SQL text by name: `schema_id`
     (the value's header id, every topic's alike) comes first, `decoding` decodes each body once by it,
-    `judging` reads the verdicts off what the second one decoded."""
+    beside `framing`, which reads the raw record only (the text key, the value's framing), and `judging`
+    reads the verdicts off what the second one computed."""
 
     schema_id: str
     decoding: dict[str, AvroRead]
+    framing: dict[str, str]
     judging: dict[str, str]
     names: DecodedNames
     has_key_schema: bool
@@ -190,6 +202,7 @@ def decoding_columns(
     """The columns `decode` adds, under `names`."""
     value = read_framed("value", values, header_id="schema_id")
     decoding = {names.event: value.decoded}
+    framing: dict[str, str] = {}
     judging: dict[str, str] = {}
     key_is_avro = key_failed = "false"
     if keys is not None:
@@ -204,18 +217,26 @@ def decoding_columns(
     as_text = "CAST(`key` AS STRING)"
     valid = f"encode({as_text}, 'UTF-8') = `key`"
     text_key = f"`key` IS NOT NULL AND NOT {_framed_sql('key')} AND NOT {key_is_avro} AND {valid}"
-    judging[names.key_string] = case_when([(text_key, as_text)])
+    framing[names.key_string] = case_when([(text_key, as_text)])
     first_byte = "substring(`value`, 1, 1)"
+    # NULL for a tombstone (a row, not a bad record) and for a framed value.
+    framing[names.frame_reason] = case_when(
+        [
+            ("`value` IS NULL", "CAST(NULL AS STRING)"),
+            (
+                f"length(`value`) < {HEADER_BYTES}",
+                string_literal(f"message is shorter than the {HEADER_BYTES}-byte Confluent header"),
+            ),
+            (
+                f"{first_byte} != {binary_literal(MAGIC)}",
+                f"concat('wrong magic byte ', conv(hex({first_byte}), 16, 10), ' (expected 0)')",
+            ),
+        ]
+    )
+    frame_reason = identifier(names.frame_reason)
     reasons = [
         ("`value` IS NULL", "CAST(NULL AS STRING)"),  # a tombstone: a row, not a bad record
-        (
-            f"length(`value`) < {HEADER_BYTES}",
-            string_literal(f"message is shorter than the {HEADER_BYTES}-byte Confluent header"),
-        ),
-        (
-            f"{first_byte} != {binary_literal(MAGIC)}",
-            f"concat('wrong magic byte ', conv(hex({first_byte}), 16, 10), ' (expected 0)')",
-        ),
+        (f"{frame_reason} IS NOT NULL", frame_reason),
         (
             f"NOT {value.known}",
             f"concat('schema id ', CAST({value.schema_id} AS STRING), "
@@ -235,7 +256,7 @@ def decoding_columns(
             )
         )
     judging[names.bad_reason] = case_when(reasons)
-    return Decoding(framed_schema_id_sql("value"), decoding, judging, names, keys is not None)
+    return Decoding(framed_schema_id_sql("value"), decoding, framing, judging, names, keys is not None)
 
 
 def expressions(columns: dict[str, str]) -> dict[str, Column]:
@@ -255,7 +276,8 @@ def decode(raw: DataFrame, values: SubjectSchemas, keys: SubjectSchemas | None =
     through `rows_to_write`, which puts a barrier between."""
     columns = decoding_columns(values, keys)
     identified = raw.withColumn("schema_id", F.expr(columns.schema_id))
-    stage = identified.withColumns({name: avro_column(read) for name, read in columns.decoding.items()})
+    decoding = {name: avro_column(read) for name, read in columns.decoding.items()}
+    stage = identified.withColumns({**decoding, **expressions(columns.framing)})
     judged = stage.withColumns(expressions(columns.judging))
     return judged.drop(KEY_DECODED) if keys is not None else judged
 

@@ -175,7 +175,10 @@ class GroupCountedRead:
     again by each of them (measured in benchmarks/JOURNAL.md, "A group's member computed once").
 
     Records without a key are counted (one aggregate per member) only with `keyless`: only a current-state
-    table refuses them, and such a topic is read alone (`loader.planning.topic_groups`)."""
+    table refuses them, and such a topic is read alone (`loader.planning.topic_groups`).
+
+    `beside`: more columns of the caller's, computed in the member's projection (one step of the query
+    less to analyse)."""
 
     def __init__(
         self,
@@ -184,9 +187,13 @@ class GroupCountedRead:
         members: int,
         member_column: str | None = None,
         keyless: bool = True,
+        beside: dict[str, F.Column] | None = None,
     ) -> None:
+        added = {**({member_column: member} if member_column is not None else {}), **(beside or {})}
+        if added:  # the member and `beside`'s columns: one projection
+            frame = frame.withColumns(added)
         if member_column is not None:
-            frame, member = frame.withColumn(member_column, member), F.col(member_column)
+            member = F.col(member_column)
         self._plain, self._member, self._members, self._keyless = frame, member, members, keyless
         self._observation = Observation(f"loader_read_{uuid.uuid4().hex}")  # unique: topics run side by side
         window = _window("timestamp")

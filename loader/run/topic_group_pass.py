@@ -63,8 +63,6 @@ class _Member:
 
     number: int  # its place among the group's topics (its columns' numbers)
     work: TopicWork
-    row: str  # its table's row, as a struct (SQL text)
-    good: str  # whether a record of its topic is a row of its table (SQL text)
     state: TableState
     shape: Shape | None
 
@@ -95,21 +93,20 @@ def _load(run: RunContext, group: list[TopicWork], reports: dict[str, TopicRepor
     spark = run.small_topics_spark
     numbers = F.expr(case_when((f"`topic` = {string_literal(w.topic)}", str(i)) for i, w in enumerate(group)))
     raw = read_ranges(spark, run.read, [r for w in group for r in w.ranges])
-    read = GroupCountedRead(raw, numbers, len(group), TOPIC_MEMBER, keyless=False)
-    decodings = [decoding_columns(_values(w), w.keys, DecodedNames.numbered(i)) for i, w in enumerate(group)]
+    decodings = [
+        decoding_columns(_values(w), w.keys, DecodedNames.numbered(i, w.keys is not None))
+        for i, w in enumerate(group)
+    ]
+    # The header's schema id (every topic's alike) beside the member: one projection for both.
+    identified = {"schema_id": F.expr(decodings[0].schema_id)}
+    read = GroupCountedRead(raw, numbers, len(group), TOPIC_MEMBER, keyless=False, beside=identified)
     judged = _decoded(read.frame, decodings)
-    rows = {
-        i: named_struct(
-            table_columns_of(user_fields(judged, d.names.event), d.names, d.has_key_schema).items()
-        )
-        for i, d in enumerate(decodings)
-    }
-    row_types = judged.selectExpr(*[aliased(row, group_rows_column(i)) for i, row in rows.items()]).schema
+    every = _rows_of_every_topic(judged, decodings, group)
     members, alone = [], []
     for i, work in enumerate(group):
         try:
             require_no_clash(user_fields(judged, decodings[i].names.event))
-            row_schema = row_types[group_rows_column(i)].dataType
+            row_schema = every.schema[group_rows_column(i)].dataType
             assert isinstance(row_schema, StructType)
             state, shape = ready_table(run, work.table, _values(work), row_schema)
             held = run.tables.held_offsets(work.table, work.topic, work.topic_id)
@@ -120,16 +117,15 @@ def _load(run: RunContext, group: list[TopicWork], reports: dict[str, TopicRepor
             alone.append(work)
             continue
         describe_tables(reports[work.topic], [(work.table, state)], multi=False)
-        good = f"{_of(i)} AND {is_good_sql(work.skip_tombstones, decodings[i].names.bad_reason)}"
-        members.append(_Member(i, work, rows[i], good, state, shape))
+        members.append(_Member(i, work, state, shape))
     crash_point("after_table_ready")
-    staged = _group_append(run, judged, read, members, reports) if members else []
+    staged = _group_append(run, _rows(every, members, len(group)), read, members, reports) if members else []
     return staged + [s for work in alone for s in _alone(run, work, reports)]
 
 
 def _group_append(
     run: RunContext,
-    judged: DataFrame,
+    rows: DataFrame,
     read: GroupCountedRead,
     members: list[_Member],
     reports: dict[str, TopicReport],
@@ -137,7 +133,7 @@ def _group_append(
     """The members' rows written in one job, each kept once its counts add up (else its topic goes alone)."""
     staged: list[StagedTable] = []
     written = run.tables.append_group(
-        _rows(judged, members),
+        rows,
         [group_member(run, m.work, m.work.table, m.state, reports[m.work.topic]) for m in members],
     )
     counts = read.counts()
@@ -169,15 +165,20 @@ def _of(member: int) -> str:
     return f"{identifier(TOPIC_MEMBER)} = {member}"
 
 
-def _decoded(raw: DataFrame, decodings: list[Decoding]) -> DataFrame:
-    """Every topic's columns of `decode`, each computed only for its own topic's records."""
-    identified = raw.withColumn("schema_id", F.expr(decodings[0].schema_id))  # every topic's alike
+def _decoded(identified: DataFrame, decodings: list[Decoding]) -> DataFrame:
+    """Every topic's columns of `decode`, each computed only for its own topic's records; a column every
+    topic has alike (see `DecodedNames.numbered`) once for all. `identified` has the schema id."""
     decoding = {
         name: avro_column(read.only_where(_of(i)))
         for i, d in enumerate(decodings)
         for name, read in d.decoding.items()
     }
-    stage = identified.withColumns(decoding)
+    framing = {
+        name: text if d.names.shared(name) else case_when([(_of(i), text)])
+        for i, d in enumerate(decodings)
+        for name, text in d.framing.items()
+    }
+    stage = identified.withColumns({**decoding, **expressions(framing)})
     return stage.withColumns(
         expressions(
             {name: case_when([(_of(i), c)]) for i, d in enumerate(decodings) for name, c in d.judging.items()}
@@ -185,21 +186,39 @@ def _decoded(raw: DataFrame, decodings: list[Decoding]) -> DataFrame:
     )
 
 
-def _rows(judged: DataFrame, members: list[_Member]) -> DataFrame:
-    """The query the format writes: which member's row a record is (NULL: none's), its timestamp, and
-    each member's row, in the shape of its table. Nothing is filtered: a filter on the verdicts would be
-    pushed below the decoding and decode every body twice (see `loader.reading.decoding.decode`)."""
-    which = case_when((member.good, str(j)) for j, member in enumerate(members))
+def _rows_of_every_topic(judged: DataFrame, decodings: list[Decoding], group: list[TopicWork]) -> DataFrame:
+    """Which topic's row a record is (NULL: none's: a bad record, or a tombstone skipped), its timestamp,
+    and each topic's row as its own pass would write it, numbered as the group's topics are. Its schema
+    gives each topic's row type; a group whose topics all load as they are writes it as it is (see
+    `_rows`). Nothing is filtered: a filter on the verdicts would be pushed below the decoding and decode
+    every body twice (see `loader.reading.decoding.decode`)."""
+    which = case_when(
+        (f"{_of(i)} AND {is_good_sql(w.skip_tombstones, d.names.bad_reason)}", str(i))
+        for i, (w, d) in enumerate(zip(group, decodings, strict=True))
+    )
     with_member = judged.withColumns({GROUP_MEMBER: F.expr(which), GROUP_TIMESTAMP: F.col("timestamp")})
     rows = []
+    for i, d in enumerate(decodings):
+        row = named_struct(
+            table_columns_of(user_fields(judged, d.names.event), d.names, d.has_key_schema).items()
+        )
+        rows.append(aliased(case_when([(f"{identifier(GROUP_MEMBER)} = {i}", row)]), group_rows_column(i)))
+    return with_member.selectExpr(identifier(GROUP_MEMBER), identifier(GROUP_TIMESTAMP), *rows)
+
+
+def _rows(every: DataFrame, members: list[_Member], topics: int) -> DataFrame:
+    """The query the format writes: `every` itself when each of the group's topics is a member that
+    takes its rows as they are; else the members' rows renumbered, each in the shape of its table."""
+    if [m.number for m in members] == list(range(topics)) and all(m.shape is None for m in members):
+        return every
+    which = case_when((f"{identifier(GROUP_MEMBER)} = {m.number}", str(j)) for j, m in enumerate(members))
+    rows = []
     for j, member in enumerate(members):
-        name, of_member = group_rows_column(j), f"{identifier(GROUP_MEMBER)} = {j}"
-        if member.shape is None:
-            rows.append(F.expr(aliased(case_when([(of_member, member.row)]), name)))
-        else:
-            row = reshaped_row(F.expr(member.row), member.shape)
-            rows.append(F.when(F.expr(of_member), row).alias(name))
-    return with_member.select(GROUP_MEMBER, GROUP_TIMESTAMP, *rows)
+        row = F.col(group_rows_column(member.number))  # NULL unless the record is a row of its table
+        if member.shape is not None:
+            row = F.when(row.isNotNull(), reshaped_row(row, member.shape))
+        rows.append(row.alias(group_rows_column(j)))
+    return every.select(F.expr(which).alias(GROUP_MEMBER), GROUP_TIMESTAMP, *rows)
 
 
 def _account(report: TopicReport, counts: ReadCounts, written: int, work: TopicWork, table: str) -> bool:
