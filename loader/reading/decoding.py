@@ -157,8 +157,9 @@ def read_framed(column: str, schemas: SubjectSchemas, header_id: str | None = No
 @dataclass(frozen=True)
 class DecodedNames:
     """The names of the columns `decode` adds: plain in a topic's own query; in a query over several
-    topics (see `loader.run.topic_group_pass`), numbered for each topic where its subjects make the
-    column its own, plain where every topic's column is the same (`shared`)."""
+    topics (see `loader.run.topic_group_pass`), numbered for each topic where a record of another topic
+    has no value (its decoded value and key), plain for a column whose value each record has, computed
+    by its own topic's rules (`shared`)."""
 
     event: str = "event"
     key_decoded: str = KEY_DECODED  # the decoded key, before its verdict is known
@@ -168,17 +169,19 @@ class DecodedNames:
     bad_reason: str = "bad_reason"
 
     @classmethod
-    def numbered(cls, number: int, has_key_schema: bool) -> DecodedNames:
-        """Topic `number`'s names in a query over several topics. The framing of a value reads no
-        subject and is every topic's alike, and so is the text key of a topic without a key schema: one
-        column serves every such topic."""
-        own = {name: f"{value}_{number}" for name, value in cls().__dict__.items()}
-        shared = {"frame_reason"} | ({"key_string"} if not has_key_schema else set())
-        return cls(**{name: getattr(cls(), name) if name in shared else value for name, value in own.items()})
+    def numbered(cls, number: int) -> DecodedNames:
+        """Topic `number`'s names in a query over several topics."""
+        plain = cls()
+        return cls(
+            **{
+                name: value if plain.shared(value) else f"{value}_{number}"
+                for name, value in plain.__dict__.items()
+            }
+        )
 
     def shared(self, name: str) -> bool:
-        """Whether the column `name` (one of these) is every topic's alike (see `numbered`)."""
-        return name in (DecodedNames.frame_reason, DecodedNames.key_string)
+        """Whether the column `name` (one of these) is one column for every topic of a query over several."""
+        return name in (self.key_string, self.frame_reason, self.bad_reason)
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Literal
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
@@ -93,10 +94,7 @@ def _load(run: RunContext, group: list[TopicWork], reports: dict[str, TopicRepor
     spark = run.small_topics_spark
     numbers = F.expr(case_when((f"`topic` = {string_literal(w.topic)}", str(i)) for i, w in enumerate(group)))
     raw = read_ranges(spark, run.read, [r for w in group for r in w.ranges])
-    decodings = [
-        decoding_columns(_values(w), w.keys, DecodedNames.numbered(i, w.keys is not None))
-        for i, w in enumerate(group)
-    ]
+    decodings = [decoding_columns(_values(w), w.keys, DecodedNames.numbered(i)) for i, w in enumerate(group)]
     # The header's schema id (every topic's alike) beside the member: one projection for both.
     identified = {"schema_id": F.expr(decodings[0].schema_id)}
     read = GroupCountedRead(raw, numbers, len(group), TOPIC_MEMBER, keyless=False, beside=identified)
@@ -166,44 +164,57 @@ def _of(member: int) -> str:
 
 
 def _decoded(identified: DataFrame, decodings: list[Decoding]) -> DataFrame:
-    """Every topic's columns of `decode`, each computed only for its own topic's records; a column every
-    topic has alike (see `DecodedNames.numbered`) once for all. `identified` has the schema id."""
+    """Every topic's columns of `decode`: a topic's own computed only for its own topic's records, a
+    shared one (see `DecodedNames`) by each record's own topic's rules. `identified` has the schema id."""
     decoding = {
         name: avro_column(read.only_where(_of(i)))
         for i, d in enumerate(decodings)
         for name, read in d.decoding.items()
     }
-    framing = {
-        name: text if d.names.shared(name) else case_when([(_of(i), text)])
-        for i, d in enumerate(decodings)
-        for name, text in d.framing.items()
-    }
-    stage = identified.withColumns({**decoding, **expressions(framing)})
-    return stage.withColumns(
-        expressions(
-            {name: case_when([(_of(i), c)]) for i, d in enumerate(decodings) for name, c in d.judging.items()}
-        )
-    )
+    stage = identified.withColumns({**decoding, **expressions(_columns(decodings, "framing"))})
+    return stage.withColumns(expressions(_columns(decodings, "judging")))
+
+
+def _columns(decodings: list[Decoding], part: Literal["framing", "judging"]) -> dict[str, str]:
+    """The topics' columns of one part of their decodings (SQL text by name)."""
+    own: dict[str, str] = {}
+    shared: dict[str, dict[str, list[int]]] = {}  # name -> text -> the topics whose text it is
+    for i, d in enumerate(decodings):
+        for name, text in getattr(d, part).items():
+            if d.names.shared(name):
+                shared.setdefault(name, {}).setdefault(text, []).append(i)
+            else:
+                own[name] = case_when([(_of(i), text)])
+    for name, texts in shared.items():
+        if len(texts) == 1:  # every topic's alike
+            own[name] = next(iter(texts))
+        else:
+            own[name] = case_when(
+                (f"{identifier(TOPIC_MEMBER)} IN ({_listed(t)})", x) for x, t in texts.items()
+            )
+    return own
+
+
+def _listed(numbers: list[int]) -> str:
+    return ", ".join(str(n) for n in numbers)
 
 
 def _rows_of_every_topic(judged: DataFrame, decodings: list[Decoding], group: list[TopicWork]) -> DataFrame:
     """Which topic's row a record is (NULL: none's: a bad record, or a tombstone skipped), its timestamp,
-    and each topic's row as its own pass would write it, numbered as the group's topics are. Its schema
-    gives each topic's row type; a group whose topics all load as they are writes it as it is (see
-    `_rows`). Nothing is filtered: a filter on the verdicts would be pushed below the decoding and decode
-    every body twice (see `loader.reading.decoding.decode`)."""
-    which = case_when(
-        (f"{_of(i)} AND {is_good_sql(w.skip_tombstones, d.names.bad_reason)}", str(i))
+    and each topic's row as its own pass would write it, numbered as the group's topics are, in one
+    projection. Its schema gives each topic's row type; a group whose topics all load as they are
+    writes it as it is (see `_rows`). Nothing is filtered: a filter on the verdicts would be pushed below
+    the decoding and decode every body twice (see `loader.reading.decoding.decode`)."""
+    goods = [
+        f"{_of(i)} AND {is_good_sql(w.skip_tombstones, d.names.bad_reason)}"
         for i, (w, d) in enumerate(zip(group, decodings, strict=True))
-    )
-    with_member = judged.withColumns({GROUP_MEMBER: F.expr(which), GROUP_TIMESTAMP: F.col("timestamp")})
+    ]
     rows = []
     for i, d in enumerate(decodings):
-        row = named_struct(
-            table_columns_of(user_fields(judged, d.names.event), d.names, d.has_key_schema).items()
-        )
-        rows.append(aliased(case_when([(f"{identifier(GROUP_MEMBER)} = {i}", row)]), group_rows_column(i)))
-    return with_member.selectExpr(identifier(GROUP_MEMBER), identifier(GROUP_TIMESTAMP), *rows)
+        columns = table_columns_of(user_fields(judged, d.names.event), d.names, d.has_key_schema)
+        rows.append(aliased(case_when([(goods[i], named_struct(columns.items()))]), group_rows_column(i)))
+    which = aliased(case_when((good, str(i)) for i, good in enumerate(goods)), GROUP_MEMBER)
+    return judged.selectExpr(which, aliased("`timestamp`", GROUP_TIMESTAMP), *rows)
 
 
 def _rows(every: DataFrame, members: list[_Member], topics: int) -> DataFrame:

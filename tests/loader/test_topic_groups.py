@@ -9,10 +9,13 @@ import struct
 import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlparse
 
 import pyarrow.orc as orc
 import pytest
+from confluent_kafka import Producer
+from confluent_kafka.serialization import MessageField
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
@@ -21,6 +24,7 @@ from loader.formats.hive import many_tables
 from loader.job import QUARANTINE_TABLE
 from loader.operations.audit import audit
 from loader.outcome.report import EXIT_BAD_RECORDS, EXIT_FAILED, RunReport
+from loader.run import topic_group_pass
 from loader.runtime.spark_session import interpreted_session
 from loader.schema.naming import table_name
 from tests.loader.harness import Harness, record_schema
@@ -39,6 +43,7 @@ ORDER_V2 = record_schema("Order", [
     {"name": "channel", "type": "string", "default": "web"},
 ])  # fmt: skip
 CLASHING = record_schema("Clash", [{"name": "_kafka_offset", "type": "long"}])
+ACCOUNT_KEY = record_schema("AccountKey", [{"name": "account", "type": "long"}])
 
 
 def spark_jobs(spark: SparkSession) -> int:
@@ -183,6 +188,47 @@ def test_a_group_over_more_hours_than_a_task_keeps_open_loads_every_record_once(
         for file in spark.table(loaded.table).inputFiles():
             tasks.add(re.sub(r"-c\d{3}\..*$", "", Path(urlparse(file).path).name))
     assert len(tasks) == 1  # both tables' files came from one task: the topics were loaded as a group
+
+
+def test_a_group_reads_each_topic_s_key_and_verdicts_by_its_own_subjects(
+    harness: Harness, spark: SparkSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A group's query holds one key-text and one verdict column for all its topics, each record's by
+    its own topic's subjects: a topic with a key schema and one without load in the group itself."""
+    keyed, texted = harness.topic(), harness.topic()
+    keys = harness.serializer(keyed, ACCOUNT_KEY, MessageField.KEY)
+    producer = Producer({"bootstrap.servers": harness.kafka.bootstrap})
+    producer.produce(
+        keyed, key=keys({"account": 7}), value=harness.serializer(keyed, VIEW)({"member_id": 1, "url": "/k"})
+    )
+    texted_values = harness.serializer(texted, ORDER)
+    producer.produce(texted, key=b"user-1", value=texted_values({"order_id": 1, "lines": [], "note": None}))
+    producer.produce(texted, key=None, value=texted_values({"order_id": 2, "lines": [], "note": "n"}))
+    assert producer.flush(30) == 0
+    grouped: list[str] = []
+    alone: list[str] = []
+    group_append, own_pass = topic_group_pass._group_append, topic_group_pass._alone
+
+    def written_together(run: Any, rows: Any, read: Any, members: Any, reports: Any) -> Any:
+        grouped.extend(m.work.topic for m in members)
+        return group_append(run, rows, read, members, reports)
+
+    def done_again(run: Any, work: Any, reports: Any) -> Any:
+        alone.append(work.topic)
+        return own_pass(run, work, reports)
+
+    monkeypatch.setattr(topic_group_pass, "_group_append", written_together)
+    monkeypatch.setattr(topic_group_pass, "_alone", done_again)
+
+    report = harness.run(spark)
+    assert report.exit_code == 0, report
+    assert sorted(grouped) == sorted([keyed, texted])  # both written by the group's job...
+    assert alone == []  # ...and neither done again in a pass of its own
+    loaded = {t.topic: t for t in report.topics}
+    assert rows(spark, loaded[keyed].table, "member_id, _kafka_key_avro, _kafka_key_string") == [
+        (1, (7,), None)
+    ]
+    assert rows(spark, loaded[texted].table, "order_id, _kafka_key_string") == [(1, "user-1"), (2, None)]
 
 
 def test_a_grouped_topic_with_bad_records_is_quarantined_by_its_own_pass(
