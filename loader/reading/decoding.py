@@ -272,11 +272,12 @@ def decode(raw: DataFrame, values: SubjectSchemas, keys: SubjectSchemas | None =
     undecodable value), the key as `key_string` (and `key_avro` with a key subject), and `bad_reason`
     (NULL for a good record).
 
-    Three projections: the first reads the header's schema id, the second decodes by it, the third
-    judges from the decoded columns. Spark does not merge them (the id and the decoded struct are each
-    used more than once and are not cheap), so each header and each body is read once. A filter on
-    `bad_reason` is still pushed below them and would decode every body again: a topic's write filters
-    through `rows_to_write`, which puts a barrier between."""
+    Three projections: the first reads the header's schema id, the second decodes by it (and reads the
+    key's text and the value's framing off the raw record), the third judges from the decoded columns.
+    Spark does not merge them (the id and the decoded struct are each used more than once and are not
+    cheap), so each header and each body is read once. A filter on `bad_reason` is still pushed below
+    them and would decode every body again: a topic's write filters through `rows_to_write`, which puts
+    a barrier between."""
     columns = decoding_columns(values, keys)
     identified = raw.withColumn("schema_id", F.expr(columns.schema_id))
     decoding = {name: avro_column(read) for name, read in columns.decoding.items()}

@@ -176,23 +176,23 @@ def _decoded(identified: DataFrame, decodings: list[Decoding]) -> DataFrame:
 
 
 def _columns(decodings: list[Decoding], part: Literal["framing", "judging"]) -> dict[str, str]:
-    """The topics' columns of one part of their decodings (SQL text by name)."""
-    own: dict[str, str] = {}
+    """The topics' columns of one part of their decodings (SQL text by name): a topic's own for its
+    records only, a shared one by each record's topic's text (one text when every topic's is alike)."""
+    columns: dict[str, str] = {}
     shared: dict[str, dict[str, list[int]]] = {}  # name -> text -> the topics whose text it is
     for i, d in enumerate(decodings):
         for name, text in getattr(d, part).items():
             if d.names.shared(name):
                 shared.setdefault(name, {}).setdefault(text, []).append(i)
             else:
-                own[name] = case_when([(_of(i), text)])
+                columns[name] = case_when([(_of(i), text)])
     for name, texts in shared.items():
-        if len(texts) == 1:  # every topic's alike
-            own[name] = next(iter(texts))
+        if len(texts) == 1:
+            columns[name] = next(iter(texts))
         else:
-            own[name] = case_when(
-                (f"{identifier(TOPIC_MEMBER)} IN ({_listed(t)})", x) for x, t in texts.items()
-            )
-    return own
+            member = identifier(TOPIC_MEMBER)
+            columns[name] = case_when((f"{member} IN ({_listed(t)})", text) for text, t in texts.items())
+    return columns
 
 
 def _listed(numbers: list[int]) -> str:
