@@ -188,8 +188,8 @@ class DecodedNames:
 class Decoding:
     """The columns of `decode` as three projections of Kafka rows, as SQL text by name: `schema_id`
     (the value's header id, every topic's alike) comes first, `decoding` decodes each body once by it,
-    beside `framing`, which reads the raw record only (the text key, the value's framing), and `judging`
-    reads the verdicts off what the second one computed."""
+    beside `framing`, which reads the raw record only (the text key and the value's framing verdict, when
+    asked for apart), and `judging` reads the verdicts off what the second one computed."""
 
     schema_id: str
     decoding: dict[str, AvroRead]
@@ -200,9 +200,15 @@ class Decoding:
 
 
 def decoding_columns(
-    values: SubjectSchemas, keys: SubjectSchemas | None = None, names: DecodedNames = DecodedNames()
+    values: SubjectSchemas,
+    keys: SubjectSchemas | None = None,
+    names: DecodedNames = DecodedNames(),
+    framing_apart: bool = False,
 ) -> Decoding:
-    """The columns `decode` adds, under `names`."""
+    """The columns `decode` adds, under `names`. `framing_apart`: the text key and the value's framing
+    verdict as `framing` columns, which several topics' query shares (they read no subject's schema);
+    else in `judging`, as a topic's own query keeps them (with them apart, a topic of 1,000,000 records
+    took 1.07x the load phase in one side-by-side measurement, benchmarks/JOURNAL.md)."""
     value = read_framed("value", values, header_id="schema_id")
     decoding = {names.event: value.decoded}
     framing: dict[str, str] = {}
@@ -220,26 +226,28 @@ def decoding_columns(
     as_text = "CAST(`key` AS STRING)"
     valid = f"encode({as_text}, 'UTF-8') = `key`"
     text_key = f"`key` IS NOT NULL AND NOT {_framed_sql('key')} AND NOT {key_is_avro} AND {valid}"
-    framing[names.key_string] = case_when([(text_key, as_text)])
     first_byte = "substring(`value`, 1, 1)"
-    # NULL for a tombstone (a row, not a bad record) and for a framed value.
-    framing[names.frame_reason] = case_when(
-        [
-            ("`value` IS NULL", "CAST(NULL AS STRING)"),
-            (
-                f"length(`value`) < {HEADER_BYTES}",
-                string_literal(f"message is shorter than the {HEADER_BYTES}-byte Confluent header"),
-            ),
-            (
-                f"{first_byte} != {binary_literal(MAGIC)}",
-                f"concat('wrong magic byte ', conv(hex({first_byte}), 16, 10), ' (expected 0)')",
-            ),
-        ]
-    )
-    frame_reason = identifier(names.frame_reason)
+    tombstone = ("`value` IS NULL", "CAST(NULL AS STRING)")  # a row, not a bad record
+    unframed = [
+        (
+            f"length(`value`) < {HEADER_BYTES}",
+            string_literal(f"message is shorter than the {HEADER_BYTES}-byte Confluent header"),
+        ),
+        (
+            f"{first_byte} != {binary_literal(MAGIC)}",
+            f"concat('wrong magic byte ', conv(hex({first_byte}), 16, 10), ' (expected 0)')",
+        ),
+    ]
+    if framing_apart:
+        framing[names.key_string] = case_when([(text_key, as_text)])
+        framing[names.frame_reason] = case_when([tombstone, *unframed])  # NULL: a tombstone, or framed
+        frame_reason = identifier(names.frame_reason)
+        unframed = [(f"{frame_reason} IS NOT NULL", frame_reason)]
+    else:
+        judging[names.key_string] = case_when([(text_key, as_text)])
     reasons = [
-        ("`value` IS NULL", "CAST(NULL AS STRING)"),  # a tombstone: a row, not a bad record
-        (f"{frame_reason} IS NOT NULL", frame_reason),
+        tombstone,
+        *unframed,
         (
             f"NOT {value.known}",
             f"concat('schema id ', CAST({value.schema_id} AS STRING), "
@@ -272,12 +280,11 @@ def decode(raw: DataFrame, values: SubjectSchemas, keys: SubjectSchemas | None =
     undecodable value), the key as `key_string` (and `key_avro` with a key subject), and `bad_reason`
     (NULL for a good record).
 
-    Three projections: the first reads the header's schema id, the second decodes by it (and reads the
-    key's text and the value's framing off the raw record), the third judges from the decoded columns.
-    Spark does not merge them (the id and the decoded struct are each used more than once and are not
-    cheap), so each header and each body is read once. A filter on `bad_reason` is still pushed below
-    them and would decode every body again: a topic's write filters through `rows_to_write`, which puts
-    a barrier between."""
+    Three projections: the first reads the header's schema id, the second decodes by it, the third
+    judges from the decoded columns. Spark does not merge them (the id and the decoded struct are each
+    used more than once and are not cheap), so each header and each body is read once. A filter on
+    `bad_reason` is still pushed below them and would decode every body again: a topic's write filters
+    through `rows_to_write`, which puts a barrier between."""
     columns = decoding_columns(values, keys)
     identified = raw.withColumn("schema_id", F.expr(columns.schema_id))
     decoding = {name: avro_column(read) for name, read in columns.decoding.items()}

@@ -94,7 +94,10 @@ def _load(run: RunContext, group: list[TopicWork], reports: dict[str, TopicRepor
     spark = run.small_topics_spark
     numbers = F.expr(case_when((f"`topic` = {string_literal(w.topic)}", str(i)) for i, w in enumerate(group)))
     raw = read_ranges(spark, run.read, [r for w in group for r in w.ranges])
-    decodings = [decoding_columns(_values(w), w.keys, DecodedNames.numbered(i)) for i, w in enumerate(group)]
+    decodings = [
+        decoding_columns(_values(w), w.keys, DecodedNames.numbered(i), framing_apart=True)
+        for i, w in enumerate(group)
+    ]
     # The header's schema id (every topic's alike) beside the member: one projection for both.
     identified = {"schema_id": F.expr(decodings[0].schema_id)}
     read = GroupCountedRead(raw, numbers, len(group), TOPIC_MEMBER, keyless=False, beside=identified)
