@@ -287,8 +287,7 @@ def decode(raw: DataFrame, values: SubjectSchemas, keys: SubjectSchemas | None =
     through `rows_to_write`, which puts a barrier between."""
     columns = decoding_columns(values, keys)
     identified = raw.withColumn("schema_id", F.expr(columns.schema_id))
-    decoding = {name: avro_column(read) for name, read in columns.decoding.items()}
-    stage = identified.withColumns({**decoding, **expressions(columns.framing)})
+    stage = identified.withColumns({name: avro_column(read) for name, read in columns.decoding.items()})
     judged = stage.withColumns(expressions(columns.judging))
     return judged.drop(KEY_DECODED) if keys is not None else judged
 
