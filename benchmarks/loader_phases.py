@@ -44,8 +44,9 @@ from loader.config import LoaderSettings
 from loader.formats import iceberg_groups
 from loader.formats.hive import HiveFormat, table_catalog
 from loader.formats.iceberg import IcebergFormat
+from loader.reading.kafka_metadata import KafkaAdmin
 from loader.reading.topic_read import GroupCountedRead
-from loader.run import discover, load, plan, topic_group_pass, topic_pass
+from loader.run import load, topic_group_pass, topic_pass
 
 PHASES: list[tuple[Any, str, str]] = [
     (job, "_load", "whole run"),
@@ -74,9 +75,9 @@ PHASES: list[tuple[Any, str, str]] = [
     (job, "commit", "commit (moves, partitions, manifest)"),
     (HiveFormat, "after_commit", "after the commit: tables' valid-through (Hive)"),
     (load, "with_current_state", "current-state detection"),
-    (discover, "list_topics", "Kafka: topics"),
-    (plan, "watermarks", "Kafka: offsets"),
-    (plan, "topic_ids", "Kafka: topic ids"),
+    (KafkaAdmin, "topics", "Kafka: topics"),
+    (KafkaAdmin, "watermarks", "Kafka: offsets"),
+    (KafkaAdmin, "topic_ids", "Kafka: topic ids"),
 ]
 
 

@@ -237,7 +237,7 @@ def _load(
     limits = Limits(
         settings.max_records_per_partition, settings.partition_granularity, settings.skip_tombstones
     )
-    planned = plan(found, last, sources, limits, datetime.fromisoformat(report.started))
+    planned = plan(found, last, limits, datetime.fromisoformat(report.started))
     crash_point("after_plan")
     STOP.check()
 
@@ -285,6 +285,7 @@ def _context(
     return RunContext(
         settings.database,
         read,
+        found.kafka,
         places_of(settings),
         spark,
         log,

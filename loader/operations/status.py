@@ -20,7 +20,7 @@ from loader.planning.freshness import parse_timestamp
 from loader.planning.kafka_identity import comparable_topic_ids
 from loader.planning.offsets import plan_ranges
 from loader.reading.event_types import event_table
-from loader.reading.kafka_metadata import list_topics, topic_ids, watermarks
+from loader.reading.kafka_metadata import KafkaAdmin
 from loader.runtime.loader_session import spark_for
 from loader.schema.naming import table_name
 
@@ -73,21 +73,12 @@ def collect(settings: LoaderSettings, spark: SparkSession | None = None) -> Stat
             latest = manifests[-1]
             manifest = Manifest.from_json(store.read_text(latest))
             last_load = store.modified_at(latest).strftime("%Y-%m-%d %H:%M:%S UTC")
-        kafka = list_topics(
-            settings.bootstrap_servers,
-            settings.include_topics,
-            settings.exclude_topics,
-            settings.metadata_timeout_s,
-            settings.kafka_security,
-        )
+        admin = KafkaAdmin(settings.bootstrap_servers, settings.metadata_timeout_s, settings.kafka_security)
+        kafka = admin.topics(settings.include_topics, settings.exclude_topics)
         topics = kafka.partitions
         partitions = [(t, p) for t, n in topics.items() for p in range(n)]
-        marks = watermarks(
-            settings.bootstrap_servers, partitions, settings.metadata_timeout_s, settings.kafka_security
-        )
-        ids = topic_ids(
-            settings.bootstrap_servers, topics, settings.metadata_timeout_s, settings.kafka_security
-        )
+        marks = admin.watermarks(partitions)
+        ids = admin.topic_ids(topics)
         saved = manifest.offsets
         # What the next run would read, and what it would say about offsets that changed meaning.
         plan = plan_ranges(saved, marks, comparable_topic_ids(manifest, kafka.cluster_id), ids)

@@ -17,7 +17,7 @@ from collections.abc import Collection, Iterable
 from confluent_kafka import KafkaError, KafkaException, TopicCollection
 from confluent_kafka.admin import AclOperation, AdminClient, ClusterMetadata
 
-from loader.reading.kafka_security import KafkaSecurity, client_config
+from loader.reading.kafka_security import KafkaSecurity
 
 SLICE_S = 0.5  # the first wait for metadata; each next one twice as long, up to MAX_SLICE_S
 MAX_SLICE_S = 8.0
@@ -92,6 +92,7 @@ def cluster_metadata(
 
 
 def require_read_access(
+    admin: AdminClient,
     bootstrap_servers: str,
     security: KafkaSecurity,
     topics: Iterable[str],
@@ -99,8 +100,8 @@ def require_read_access(
     optional: Collection[str] = (),
 ) -> list[str]:
     """Raises ``KafkaRefused`` naming the topics the loader's user may not read, before anything is read.
-    Topics in `optional` (ones a run only looks into) do not stop it: those it may not read are returned."""
-    admin = AdminClient({"bootstrap.servers": bootstrap_servers, **client_config(security)})
+    Topics in `optional` (ones a run only looks into) do not stop it: those it may not read are returned.
+    `admin` is the run's client of the brokers at `bootstrap_servers`."""
     unreadable = unreadable_topics(admin, [*topics, *optional], timeout_s)
     refused = [t for t in unreadable if t not in optional]
     if refused:

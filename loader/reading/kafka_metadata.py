@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from confluent_kafka import IsolationLevel, KafkaException, TopicCollection, TopicPartition
-from confluent_kafka.admin import AdminClient, ConfigResource, OffsetSpec, ResourceType
+from confluent_kafka.admin import AdminClient, ClusterMetadata, ConfigResource, OffsetSpec, ResourceType
 
 from loader.planning.offsets import TopicPartition as TP
 from loader.planning.offsets import Watermarks
@@ -34,110 +35,148 @@ class KafkaTopics:
     partitions: dict[str, int]
 
 
-def list_topics(
-    bootstrap_servers: str,
-    include: str | None = None,
-    exclude: str | None = None,
-    timeout_s: float = 30,
-    security: KafkaSecurity | None = None,
-) -> KafkaTopics:
-    """The cluster's id and topics, without internal topics, filtered by the global patterns; a broker
-    that refuses the loader raises ``KafkaRefused`` at once."""
-    security = security or KafkaSecurity()
-    try:
-        _, metadata = cluster_metadata(_config(bootstrap_servers, timeout_s, security), security, timeout_s)
-    except KafkaException as exc:
-        raise KafkaUnavailable(f"could not list topics from {bootstrap_servers}: {exc}") from exc
-    topics = {}
-    for name, topic in metadata.topics.items():
-        if is_internal(name) or topic.error is not None:
-            continue
-        if include and not re.fullmatch(include, name):
-            continue
-        if exclude and re.fullmatch(exclude, name):
-            continue
-        topics[name] = len(topic.partitions)
-    return KafkaTopics(str(metadata.cluster_id), topics)
+class KafkaAdmin:
+    """One admin client for everything a run (or `loader status`) asks Kafka: its topics, their ids, offsets
+    and settings, and what the loader may read.
 
-
-def topic_ids(
-    bootstrap_servers: str,
-    topics: Iterable[str],
-    timeout_s: float = 30,
-    security: KafkaSecurity | None = None,
-) -> dict[str, str]:
-    """Each topic's id (one request for all): a topic deleted and created again gets a new one."""
-    names = sorted(topics)
-    if not names:
-        return {}
-    admin = AdminClient(_config(bootstrap_servers, timeout_s, security))
-    found = {}
-    try:
-        for name, future in admin.describe_topics(TopicCollection(names), request_timeout=timeout_s).items():
-            uuid = future.result(timeout=timeout_s).topic_id
-            high, low = uuid.get_most_significant_bits(), uuid.get_least_significant_bits()
-            found[name] = f"{high & _LONG:016x}{low & _LONG:016x}"  # the bits come as signed longs
-    except KafkaException as exc:
-        raise KafkaUnavailable(f"could not describe topics on {bootstrap_servers}: {exc}") from exc
-    return found
-
-
-def watermarks(
-    bootstrap_servers: str,
-    partitions: Iterable[TP],
-    timeout_s: float = 30,
-    security: KafkaSecurity | None = None,
-) -> dict[TP, Watermarks]:
-    """The earliest offset and the end of the committed data of each partition, as Kafka has them now:
-    two requests for all partitions, whatever their number.
-
-    The end is the last stable offset (read_committed): records of a transaction still open, and every
-    record after them, are left for a later run, once the transaction is committed or aborted. On a
-    topic without transactions it is the high watermark.
+    One client, not one per question: librdkafka (2.10 and later) drops its bootstrap connection as soon as
+    the first metadata answer names the brokers, and a request a new client sent on that connection in the
+    meantime is failed and retried some 3 s later. Every new client risks that; one whose first request
+    was the metadata itself (`cluster_metadata`, which waits for it) no longer does.
     """
-    wanted = [TopicPartition(topic, partition) for topic, partition in partitions]
-    if not wanted:
-        return {}
-    admin = AdminClient(_config(bootstrap_servers, timeout_s, security))
-    try:
-        earliest = _list_offsets(admin, wanted, OffsetSpec.earliest(), timeout_s)
-        end = _list_offsets(admin, wanted, OffsetSpec.latest(), timeout_s)
-    except KafkaException as exc:
-        raise KafkaUnavailable(f"could not read offsets from {bootstrap_servers}: {exc}") from exc
-    return {(tp.topic, tp.partition): Watermarks(earliest[tp], end[tp]) for tp in wanted}
 
+    def __init__(
+        self, bootstrap_servers: str, timeout_s: float = 30, security: KafkaSecurity | None = None
+    ) -> None:
+        self.bootstrap_servers = bootstrap_servers
+        self.timeout_s = timeout_s
+        self.security = security or KafkaSecurity()
+        self._client: AdminClient | None = None
+        self._lock = threading.Lock()
 
-def _list_offsets(
-    admin: AdminClient, partitions: list[TopicPartition], spec: OffsetSpec, timeout_s: float
-) -> dict[TopicPartition, int]:
-    futures = admin.list_offsets(
-        {tp: spec for tp in partitions},
-        isolation_level=IsolationLevel.READ_COMMITTED,
-        request_timeout=timeout_s,
-    )
-    return {tp: int(future.result(timeout=timeout_s).offset) for tp, future in futures.items()}
+    def client(self) -> AdminClient:
+        """The run's admin client, made on first use once the cluster's metadata has come."""
+        with self._lock:
+            if self._client is None:
+                try:
+                    self._client, _ = self._first_metadata()
+                except KafkaException as exc:
+                    where = self.bootstrap_servers
+                    raise KafkaUnavailable(f"could not reach Kafka at {where}: {exc}") from exc
+            return self._client
 
+    def _first_metadata(self) -> tuple[AdminClient, ClusterMetadata]:
+        config = {
+            "bootstrap.servers": self.bootstrap_servers,
+            "socket.timeout.ms": int(self.timeout_s * 1000),
+            **client_config(self.security),
+        }
+        return cluster_metadata(config, self.security, self.timeout_s)
 
-def compacted_topics(
-    bootstrap_servers: str,
-    topics: Iterable[str],
-    timeout_s: float = 30,
-    security: KafkaSecurity | None = None,
-) -> set[str]:
-    """The topics whose `cleanup.policy` contains `compact` (one request for all of them)."""
-    resources = [ConfigResource(ResourceType.TOPIC, topic) for topic in topics]
-    if not resources:
-        return set()
-    admin = AdminClient(_config(bootstrap_servers, timeout_s, security))
-    found = set()
-    try:
-        for resource, future in admin.describe_configs(resources, request_timeout=timeout_s).items():
-            policy = future.result(timeout=timeout_s).get("cleanup.policy")
+    def topics(self, include: str | None = None, exclude: str | None = None) -> KafkaTopics:
+        """The cluster's id and topics, without internal topics, filtered by the global patterns; a broker
+        that refuses the loader raises ``KafkaRefused`` at once."""
+        try:
+            with self._lock:
+                if self._client is None:
+                    self._client, metadata = self._first_metadata()
+                else:
+                    metadata = self._client.list_topics(timeout=self.timeout_s)
+        except KafkaException as exc:
+            raise KafkaUnavailable(f"could not list topics from {self.bootstrap_servers}: {exc}") from exc
+        topics = {}
+        for name, topic in metadata.topics.items():
+            if is_internal(name) or topic.error is not None:
+                continue
+            if include and not re.fullmatch(include, name):
+                continue
+            if exclude and re.fullmatch(exclude, name):
+                continue
+            topics[name] = len(topic.partitions)
+        return KafkaTopics(str(metadata.cluster_id), topics)
+
+    def topic_ids(self, topics: Iterable[str]) -> dict[str, str]:
+        """Each topic's id (one request for all): a topic deleted and created again gets a new one."""
+        names = sorted(topics)
+        if not names:
+            return {}
+        found = {}
+        try:
+            futures = self.client().describe_topics(TopicCollection(names), request_timeout=self.timeout_s)
+            for name, future in futures.items():
+                uuid = future.result(timeout=self.timeout_s).topic_id
+                high, low = uuid.get_most_significant_bits(), uuid.get_least_significant_bits()
+                found[name] = f"{high & _LONG:016x}{low & _LONG:016x}"  # the bits come as signed longs
+        except KafkaException as exc:
+            raise KafkaUnavailable(f"could not describe topics on {self.bootstrap_servers}: {exc}") from exc
+        return found
+
+    def watermarks(self, partitions: Iterable[TP]) -> dict[TP, Watermarks]:
+        """The earliest offset and the end of the committed data of each partition, as Kafka has them now:
+        two requests for all partitions, whatever their number.
+
+        The end is the last stable offset (read_committed): records of a transaction still open, and every
+        record after them, are left for a later run, once the transaction is committed or aborted. On a
+        topic without transactions it is the high watermark.
+        """
+        wanted = [TopicPartition(topic, partition) for topic, partition in partitions]
+        if not wanted:
+            return {}
+        try:
+            earliest = self._list_offsets(wanted, OffsetSpec.earliest())
+            end = self._list_offsets(wanted, OffsetSpec.latest())
+        except KafkaException as exc:
+            raise KafkaUnavailable(f"could not read offsets from {self.bootstrap_servers}: {exc}") from exc
+        return {(tp.topic, tp.partition): Watermarks(earliest[tp], end[tp]) for tp in wanted}
+
+    def _list_offsets(self, partitions: list[TopicPartition], spec: OffsetSpec) -> dict[TopicPartition, int]:
+        futures = self.client().list_offsets(
+            {tp: spec for tp in partitions},
+            isolation_level=IsolationLevel.READ_COMMITTED,
+            request_timeout=self.timeout_s,
+        )
+        return {tp: int(future.result(timeout=self.timeout_s).offset) for tp, future in futures.items()}
+
+    def compacted_topics(self, topics: Iterable[str]) -> set[str]:
+        """The topics whose `cleanup.policy` contains `compact` (one request for all of them)."""
+        resources = [ConfigResource(ResourceType.TOPIC, topic) for topic in topics]
+        if not resources:
+            return set()
+        found = set()
+        try:
+            futures = self.client().describe_configs(resources, request_timeout=self.timeout_s)
+            for resource, future in futures.items():
+                policy = future.result(timeout=self.timeout_s).get("cleanup.policy")
+                if policy is not None and "compact" in str(policy.value).split(","):
+                    found.add(resource.name)
+        except KafkaException as exc:
+            raise KafkaUnavailable(
+                f"could not read topic settings from {self.bootstrap_servers}: {exc}"
+            ) from exc
+        return found
+
+    def compacted_topics_allowed(self, topics: Iterable[str]) -> CleanupPolicies:
+        """`compacted_topics`, except that a topic whose settings the user may not describe is a refusal of
+        its own rather than the request's failure (any other error still fails it)."""
+        resources = [ConfigResource(ResourceType.TOPIC, topic) for topic in topics]
+        if not resources:
+            return CleanupPolicies(set(), {})
+        found, refused = set(), {}
+        futures = self.client().describe_configs(resources, request_timeout=self.timeout_s)
+        for resource, future in futures.items():
+            try:
+                policy = future.result(timeout=self.timeout_s).get("cleanup.policy")
+            except KafkaException as exc:
+                code = str(exc.args[0].name())
+                if not code.endswith("_AUTHORIZATION_FAILED"):
+                    raise KafkaUnavailable(
+                        f"could not read topic settings from {self.bootstrap_servers}: {exc}"
+                    ) from exc
+                refused[resource.name] = code
+                continue
             if policy is not None and "compact" in str(policy.value).split(","):
                 found.add(resource.name)
-    except KafkaException as exc:
-        raise KafkaUnavailable(f"could not read topic settings from {bootstrap_servers}: {exc}") from exc
-    return found
+        return CleanupPolicies(found, refused)
 
 
 @dataclass(frozen=True)
@@ -149,38 +188,23 @@ class CleanupPolicies:
     refused: dict[str, str]
 
 
-def compacted_topics_allowed(
+# One question each, for a caller that asks Kafka once (a test, a benchmark, a current-state seed).
+
+
+def list_topics(
     bootstrap_servers: str,
-    topics: Iterable[str],
+    include: str | None = None,
+    exclude: str | None = None,
     timeout_s: float = 30,
     security: KafkaSecurity | None = None,
-) -> CleanupPolicies:
-    """`compacted_topics`, except that a topic whose settings the user may not describe is a refusal of
-    its own rather than the request's failure (any other error still fails it)."""
-    resources = [ConfigResource(ResourceType.TOPIC, topic) for topic in topics]
-    if not resources:
-        return CleanupPolicies(set(), {})
-    admin = AdminClient(_config(bootstrap_servers, timeout_s, security))
-    found, refused = set(), {}
-    for resource, future in admin.describe_configs(resources, request_timeout=timeout_s).items():
-        try:
-            policy = future.result(timeout=timeout_s).get("cleanup.policy")
-        except KafkaException as exc:
-            code = str(exc.args[0].name())
-            if not code.endswith("_AUTHORIZATION_FAILED"):
-                raise KafkaUnavailable(
-                    f"could not read topic settings from {bootstrap_servers}: {exc}"
-                ) from exc
-            refused[resource.name] = code
-            continue
-        if policy is not None and "compact" in str(policy.value).split(","):
-            found.add(resource.name)
-    return CleanupPolicies(found, refused)
+) -> KafkaTopics:
+    return KafkaAdmin(bootstrap_servers, timeout_s, security).topics(include, exclude)
 
 
-def _config(bootstrap_servers: str, timeout_s: float, security: KafkaSecurity | None) -> dict[str, object]:
-    return {
-        "bootstrap.servers": bootstrap_servers,
-        "socket.timeout.ms": int(timeout_s * 1000),
-        **client_config(security or KafkaSecurity()),
-    }
+def watermarks(
+    bootstrap_servers: str,
+    partitions: Iterable[TP],
+    timeout_s: float = 30,
+    security: KafkaSecurity | None = None,
+) -> dict[TP, Watermarks]:
+    return KafkaAdmin(bootstrap_servers, timeout_s, security).watermarks(partitions)

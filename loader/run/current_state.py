@@ -13,7 +13,7 @@ from typing import Protocol
 
 from loader import printed
 from loader.outcome.report import TopicReport
-from loader.reading.kafka_metadata import CleanupPolicies, compacted_topics_allowed
+from loader.reading.kafka_metadata import CleanupPolicies
 from loader.run.work import RunContext, TableClaim, TopicWork
 from loader.schema.change_envelope import is_change_envelope
 from loader.schema.current_state import current_state_topics, current_table_names, unchecked_compaction
@@ -33,18 +33,11 @@ def with_current_state(
     candidates = [w for w in work if w.single_type]
     if not candidates:
         return work
-    read = run.read
     topics = [w.topic for w in candidates]
     refusal = run.tables.current_state_refusal()
     # A format that keeps no current-state tables asks Kafka nothing (no DescribeConfigs ACL needed): it
     # names only the topics the patterns and the Debezium envelopes choose.
-    policies = (
-        CleanupPolicies(set(), {})
-        if refusal
-        else compacted_topics_allowed(
-            read.bootstrap_servers, topics, read.metadata_timeout_s, read.kafka_security
-        )
-    )
+    policies = CleanupPolicies(set(), {}) if refusal else run.kafka.compacted_topics_allowed(topics)
     if policies.refused:
         said = unchecked_compaction(policies.refused)
         printed.note(console, said)

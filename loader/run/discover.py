@@ -15,7 +15,7 @@ from loader.planning.commit_protocol import Manifest
 from loader.planning.kafka_identity import ClusterChanged, cluster_change
 from loader.reading.event_lookup import SchemaLookup
 from loader.reading.event_types import topic_record_subjects
-from loader.reading.kafka_metadata import list_topics
+from loader.reading.kafka_metadata import KafkaAdmin, list_topics
 from loader.reading.kafka_security import KafkaSecurity
 from loader.reading.registry_client import RegistryClient, SubjectSchemas
 from loader.run.work import QUARANTINE_TABLE
@@ -43,6 +43,7 @@ class Discovery:
 
     cluster_id: str
     partitions: dict[str, int]  # topic -> its number of partitions
+    kafka: KafkaAdmin  # the run's one admin client, for everything else it asks Kafka
     registry: RegistryClient
     lookup: SchemaLookup
     registry_lock: threading.RLock  # the registry's one HTTP session, shared by the passes
@@ -71,13 +72,8 @@ def check_sources_answer(sources: Sources) -> None:
 
 
 def discover(sources: Sources, last: Manifest, database: str) -> Discovery:
-    kafka = list_topics(
-        sources.bootstrap_servers,
-        sources.include_topics,
-        sources.exclude_topics,
-        sources.timeout_s,
-        sources.kafka_security,
-    )
+    admin = KafkaAdmin(sources.bootstrap_servers, sources.timeout_s, sources.kafka_security)
+    kafka = admin.topics(sources.include_topics, sources.exclude_topics)
     registry = RegistryClient(
         sources.registry_url, sources.timeout_s, sources.registry_access, sources.kafka_security.sasl_login
     )
@@ -96,6 +92,7 @@ def discover(sources: Sources, last: Manifest, database: str) -> Discovery:
     found = Discovery(
         kafka.cluster_id,
         topics,
+        admin,
         registry,
         lookup,
         registry_lock,

@@ -17,9 +17,8 @@ from loader.planning.offsets import OffsetRange, plan_ranges
 from loader.reading.event_lookup import schemas_signature
 from loader.reading.event_types import event_table
 from loader.reading.kafka_access import require_read_access
-from loader.reading.kafka_metadata import compacted_topics, topic_ids, watermarks
 from loader.reading.registry_client import SubjectSchemas
-from loader.run.discover import Discovery, Sources
+from loader.run.discover import Discovery
 from loader.run.work import QUARANTINE_TABLE, TopicWork
 from loader.schema.partitioning import Granularity
 
@@ -55,12 +54,15 @@ class Plan:
         )
 
 
-def plan(found: Discovery, last: Manifest, sources: Sources, limits: Limits, started: datetime) -> Plan:
+def plan(found: Discovery, last: Manifest, limits: Limits, started: datetime) -> Plan:
     values, reports = dict(found.values), found.reports  # the discovery's own stays as it found them
-    security, timeout_s = sources.kafka_security, sources.timeout_s
+    kafka = found.kafka
     looking = {t for t, value in values.items() if value is None and not last.event_types.get(t)}
     loading = [t for t in values if t not in looking]
-    for topic in require_read_access(sources.bootstrap_servers, security, loading, timeout_s, looking):
+    unreadable = require_read_access(
+        kafka.client(), kafka.bootstrap_servers, kafka.security, loading, kafka.timeout_s, looking
+    )
+    for topic in unreadable:
         del values[topic]  # only to be looked into, and the loader may not read it: skipped as before
         reports[topic].status, reports[topic].reason = (
             "skipped",
@@ -68,8 +70,8 @@ def plan(found: Discovery, last: Manifest, sources: Sources, limits: Limits, sta
         )
         reports[topic].notes.append("not looked into for event types named by record: no READ access")
     partitions = [(t, p) for t in values for p in range(found.partitions[t])]
-    marks = watermarks(sources.bootstrap_servers, partitions, timeout_s, security)
-    ids = topic_ids(sources.bootstrap_servers, values, timeout_s, security)
+    marks = kafka.watermarks(partitions)
+    ids = kafka.topic_ids(values)
     ranges = plan_ranges(
         last.offsets,
         marks,
@@ -93,7 +95,7 @@ def plan(found: Discovery, last: Manifest, sources: Sources, limits: Limits, sta
     ]
     if limits.skip_tombstones:
         # The setting skips tombstones only where they are not the topic's deletes.
-        compacted = compacted_topics(sources.bootstrap_servers, [w.topic for w in work], timeout_s, security)
+        compacted = kafka.compacted_topics([w.topic for w in work])
         work = [replace(w, skip_tombstones=w.topic not in compacted) for w in work]
     return Plan(ranges.ranges, work, ids, signatures, keys, ranges.recreated())
 

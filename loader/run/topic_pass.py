@@ -53,7 +53,6 @@ from loader.reading.decoding import (
 )
 from loader.reading.event_types import VALUE_TYPE, Placement, event_table, event_types
 from loader.reading.kafka_access import java_refusal
-from loader.reading.kafka_metadata import watermarks
 from loader.reading.registry_client import SubjectSchemas, describe_foreign_id
 from loader.reading.sql_text import named_struct
 from loader.reading.topic_read import CountedRead, observed_metrics, read_ranges
@@ -418,13 +417,7 @@ def _seed(run: RunContext, work: TopicWork, report: TopicReport) -> DataFrame | 
     behind = partitions_behind(work.ranges, held)
     if not behind:
         return None
-    read = run.read
-    marks = watermarks(
-        read.bootstrap_servers,
-        [(work.topic, p) for p in behind],
-        read.metadata_timeout_s,
-        read.kafka_security,
-    )
+    marks = run.kafka.watermarks([(work.topic, p) for p in behind])
     seeds = seed_ranges(work.ranges, held, {p: m.earliest for (_, p), m in marks.items()})
     if not seeds:
         return None
@@ -432,7 +425,7 @@ def _seed(run: RunContext, work: TopicWork, report: TopicReport) -> DataFrame | 
         f"current-state table {work.current_table} seeded with offsets before this run's, which it did not "
         f"hold: {', '.join(f'[{r.start}, {r.end}) of partition {r.partition}' for r in seeds)}"
     )
-    return decode(read_ranges(run.spark, read, seeds), work.values, work.keys)
+    return decode(read_ranges(run.spark, run.read, seeds), work.values, work.keys)
 
 
 def rows_for_writer(

@@ -13,6 +13,7 @@ from loader.outcome.cause import Places
 from loader.planning.commit_protocol import CommitLog
 from loader.planning.offsets import OffsetRange
 from loader.reading.event_lookup import SchemaLookup
+from loader.reading.kafka_metadata import KafkaAdmin
 from loader.reading.registry_client import RegistryClient, SubjectSchemas
 from loader.reading.topic_read import KafkaReadSettings
 
@@ -92,6 +93,7 @@ class RunContext:
 
     database: str
     read: KafkaReadSettings  # how the passes read Kafka
+    kafka: KafkaAdmin  # the run's admin client (offsets and settings the passes ask Kafka)
     places: Places  # the run's dependencies, named in a failed topic's reason
     spark: SparkSession
     log: CommitLog
