@@ -10,11 +10,14 @@ property forward. Snapshots made by others (compaction) carry none: the newest a
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
+from py4j.protocol import Py4JJavaError
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import StructType
 
@@ -95,14 +98,44 @@ class IcebergFormat:
     # run's own DDL, as the Hive format's catalog does: read once per run rather than by each step of
     # each pass that needs them (making sure of the table, the offsets it holds).
     _schemas: dict[str, StructType | None] = field(default_factory=dict)
+    # Each such table as Iceberg's catalog gave it then, and the loader's properties of its newest
+    # snapshot: a look-up is a catalog call (a metastore's `getTable`), which a table's steps made six
+    # times a run. A topic's own table takes one append a run, by its pass or its group, and Iceberg's
+    # commit reads the table's newest metadata itself; what another writer (a compaction) committed
+    # meanwhile is kept under the append. The shared quarantine table is read afresh for each append.
+    _tables: dict[str, Any] = field(default_factory=dict)
+    _summaries: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def _qualified(self, table: str) -> str:
         return f"{self.database}.{table}"
 
     def _iceberg_table(self, table: str):  # type: ignore[no-untyped-def]
-        """The table through Iceberg's catalog itself: the session catalog would answer a failed look-up
-        with the metastore's view of the table, which is not Iceberg's."""
-        return self._catalog().loadTable(self._identifier(table))
+        """The table as the run last read it, read now if it has not (raising if there is none)."""
+        if self._tables.get(table) is None:
+            self._tables[table] = self._catalog().loadTable(self._identifier(table))
+        return self._tables[table]
+
+    def _load(self, table: str):  # type: ignore[no-untyped-def]
+        """The table's newest metadata through Iceberg's catalog itself, in one look-up (None: no such
+        table); the session catalog would answer a failed look-up with the metastore's view of the table,
+        which is not Iceberg's. Iceberg's catalog caches tables, and another application may have changed
+        this one: its cached entry is dropped first."""
+        catalog, identifier = self._catalog(), self._identifier(table)
+        catalog.invalidateTable(identifier)
+        try:
+            loaded = catalog.loadTable(identifier)
+        except Py4JJavaError as exc:
+            if not str(exc.java_exception.getClass().getName()).endswith(".NoSuchTableException"):
+                raise
+            loaded = None
+        self._tables[table] = loaded
+        self._summaries.pop(table, None)
+        return loaded
+
+    def _forget(self, table: str) -> None:
+        """After the run's own commit to `table`: what it read of it before is not the newest now."""
+        self._tables.pop(table, None)
+        self._summaries.pop(table, None)
 
     def _catalog(self):  # type: ignore[no-untyped-def]
         self._activate()
@@ -141,12 +174,8 @@ class IcebergFormat:
     def _read_schema(self, table: str) -> StructType | None:
         """The table's columns as Spark sees them (`SparkTable.schema` makes the same conversion), from
         its newest metadata."""
-        catalog, identifier = self._catalog(), self._identifier(table)
-        if not catalog.tableExists(identifier):
-            return None
-        iceberg_table = catalog.loadTable(identifier)
-        iceberg_table.refresh()  # Iceberg's catalog caches tables: another application may have changed it
-        return self._spark_schema(iceberg_table)
+        iceberg_table = self._load(table)
+        return None if iceberg_table is None else self._spark_schema(iceberg_table)
 
     def _spark_schema(self, iceberg_table) -> StructType:  # type: ignore[no-untyped-def]
         schemas = java_class(self.spark, "org.apache.iceberg.spark.SparkSchemaUtil")
@@ -225,7 +254,8 @@ class IcebergFormat:
             self.ensure_current(merge.table, schema, None if merge.envelope else merge.avro_schema)
             table_lock = self._append_locks.setdefault(merge.table, threading.Lock())
         with table_lock:
-            carried = self._loader_summary(self._iceberg_table(merge.table))
+            self._load(merge.table)
+            carried = self._loader_summary(merge.table)
             held = held_in(carried, merge.topic, merge.topic_id) or {}
             properties = {
                 **carried,
@@ -234,6 +264,7 @@ class IcebergFormat:
             }
             changes = current_changes(merge.rows, merge.envelope, held)
             merge_with_properties(self.spark, self._qualified(merge.table), changes, properties)
+            self._forget(merge.table)
         crash_point("after_current_commit")
 
     def _location(self, table: str) -> str:
@@ -242,23 +273,24 @@ class IcebergFormat:
     def held_offsets(self, table: str, topic: str, topic_id: str | None) -> dict[int, int]:
         if self.data_schema(table) is None:
             return {}
-        return self._held(self._iceberg_table(table), topic, topic_id)
+        return held_in(self._loader_summary(table), topic, topic_id) or {}
 
-    def _held(self, iceberg_table, topic: str, topic_id: str | None) -> dict[int, int]:  # type: ignore[no-untyped-def]
-        return held_in(self._loader_summary(iceberg_table), topic, topic_id) or {}
-
-    def _loader_summary(self, iceberg_table) -> dict[str, str]:  # type: ignore[no-untyped-def]
-        """Every topic's property of the newest snapshot that carries the loader's properties."""
-        snapshot = newest_loader_snapshot(self.spark, iceberg_table, MAX_ANCESTORS)
-        return snapshot.summary if snapshot is not None else {}
+    def _loader_summary(self, table: str) -> dict[str, str]:
+        """Every topic's property of the newest snapshot that carries the loader's properties, of the
+        table as the run last read it."""
+        if table not in self._summaries:
+            iceberg_table = self._iceberg_table(table)
+            snapshot = newest_loader_snapshot(self.spark, iceberg_table, MAX_ANCESTORS, refresh=False)
+            self._summaries[table] = snapshot.summary if snapshot is not None else {}
+        return self._summaries[table]
 
     def append(self, append: Append) -> StagedTable | None:
         self._activate()
         with self.lock:
             table_lock = self._append_locks.setdefault(append.table, threading.Lock())
         with table_lock:
-            iceberg_table = self._iceberg_table(append.table)
-            carried = self._loader_summary(iceberg_table)
+            iceberg_table = self._load(append.table)  # the quarantine's is appended by several passes
+            carried = self._loader_summary(append.table)
             held = held_in(carried, append.topic, append.topic_id) or {}
             properties = {
                 **carried,
@@ -274,6 +306,7 @@ class IcebergFormat:
             for key, value in properties.items():
                 writer = writer.option(f"snapshot-property.{key}", value)
             writer.append()
+            self._forget(append.table)
         crash_point("after_iceberg_commit")
         return None
 
@@ -302,7 +335,7 @@ class IcebergFormat:
         tables = []
         for member in members:
             iceberg_table = self._iceberg_table(member.table)
-            carried = self._loader_summary(iceberg_table)
+            carried = self._loader_summary(member.table)
             held = held_in(carried, member.topic, member.topic_id) or {}
             properties = {
                 **carried,
@@ -310,10 +343,13 @@ class IcebergFormat:
                 **member.properties,
             }
             clustered = clustered_by_time(self.spark, iceberg_table, "_kafka_timestamp")
-            columns = self._spark_schema(iceberg_table)
+            columns = self.data_schema(member.table)
+            assert columns is not None, "a member's table was made sure of before its rows were written"
             options = snapshot_options(properties, clustered)
             tables.append(MemberTable(self._qualified(member.table), columns, options))
-        return list(write_members(self.spark, rows, tables))
+        written = write_members(self.spark, rows, tables)
+        forget = [functools.partial(self._forget, m.table) for m in members]
+        return [replace(w, kept=f) for w, f in zip(written, forget, strict=True)]
 
 
 @dataclass(frozen=True)
@@ -325,11 +361,13 @@ class LoaderSnapshot:
 
 
 def newest_loader_snapshot(  # type: ignore[no-untyped-def]
-    spark: SparkSession, iceberg_table, limit: int | None = None
+    spark: SparkSession, iceberg_table, limit: int | None = None, refresh: bool = True
 ) -> LoaderSnapshot | None:
     """The newest snapshot carrying the loader's properties, from the current one back through its
-    ancestors (at most `limit` of them): snapshots others made (compactions) carry none."""
-    iceberg_table.refresh()
+    ancestors (at most `limit` of them): snapshots others made (compactions) carry none. `refresh`: of
+    the table's newest metadata first (not of a table just read)."""
+    if refresh:
+        iceberg_table.refresh()
     snapshot = iceberg_table.currentSnapshot()
     looked = 0
     while snapshot is not None and (limit is None or looked < limit):

@@ -18,6 +18,7 @@ which keeps a file open per partition instead.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -81,9 +82,11 @@ class WrittenMember:
     writes: Any  # tableloader.ManyTablesV2Writer.Writes
     member: int
     rows: int
+    kept: Callable[[], None] = lambda: None  # told once the snapshot is committed
 
     def keep(self) -> None:
         self.writes.commit(self.member)
+        self.kept()
         crash_point("after_iceberg_commit")
 
     def discard(self) -> None:

@@ -8,13 +8,16 @@ from __future__ import annotations
 import json
 import signal
 import struct
+from collections import Counter
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlparse
 
 import pytest
 from pyspark.sql import SparkSession
 
-from loader.formats.iceberg import summary_key
+from loader.formats import iceberg as iceberg_format
+from loader.formats.iceberg import IcebergFormat, summary_key
 from loader.job import QUARANTINE_TABLE
 from loader.operations.audit import audit
 from loader.operations.maintain import maintain
@@ -173,6 +176,45 @@ def test_a_grouped_iceberg_table_partitioned_by_hand_is_written_by_a_file_per_pa
         "WHERE partition.member_id_bucket_4 IS NOT NULL"
     ).collect()
     assert len(buckets) > 1
+
+
+def test_a_group_reads_each_table_once_and_keeps_what_another_writer_committed_meanwhile(
+    harness: Harness, iceberg_spark: SparkSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A next run looks each member's table up in the catalog once (a metastore call each time); its
+    append still goes on top of a snapshot another application committed after that look-up, and names
+    the offsets the table held before."""
+    harness.table_format = "iceberg"
+    changed, other = harness.topic(), harness.topic()
+    for topic in (changed, other):
+        harness.produce(topic, VIEW, [{"member_id": 0, "url": "/"}])
+    first = {t.topic: t.table for t in harness.run(iceberg_spark).topics}
+    for topic in (changed, other):
+        harness.produce(topic, VIEW, [{"member_id": i, "url": f"/{i}"} for i in (1, 2)])
+
+    looked_up: Counter[str] = Counter()
+    load, write = IcebergFormat._load, iceberg_format.write_members
+
+    def counted(self: IcebergFormat, table: str) -> Any:
+        looked_up[table] += 1
+        return load(self, table)
+
+    def meanwhile(spark: SparkSession, rows: Any, tables: Any) -> Any:
+        iceberg_spark.sql(f"DELETE FROM {first[changed]} WHERE member_id = 0")  # another writer's snapshot
+        return write(spark, rows, tables)
+
+    monkeypatch.setattr(IcebergFormat, "_load", counted)
+    monkeypatch.setattr(iceberg_format, "write_members", meanwhile)
+    report = harness.run(iceberg_spark)
+    assert report.exit_code == 0, report
+    assert [t.records for t in report.topics] == [2, 2]
+    assert looked_up == {table_name(changed): 1, table_name(other): 1}
+    assert rows(iceberg_spark, first[changed], "member_id") == [(1,), (2,)]
+    assert rows(iceberg_spark, first[other], "member_id") == [(0,), (1,), (2,)]
+    assert [s["offsets"] for s in loader_snapshots(iceberg_spark, first[changed], changed)] == [
+        {"0": 1},
+        {"0": 3},
+    ]
 
 
 def test_a_run_killed_after_a_member_s_commit_loads_each_record_once_next_time(cli_harness: Harness) -> None:
