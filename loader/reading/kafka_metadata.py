@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from confluent_kafka import IsolationLevel, KafkaException, TopicCollection, TopicPartition
+from confluent_kafka import IsolationLevel, KafkaError, KafkaException, TopicCollection, TopicPartition
 from confluent_kafka.admin import AdminClient, ClusterMetadata, ConfigResource, OffsetSpec, ResourceType
 
 from loader.planning.offsets import TopicPartition as TP
@@ -16,6 +17,9 @@ from loader.reading.kafka_access import cluster_metadata
 from loader.reading.kafka_security import KafkaSecurity, client_config
 
 _LONG = (1 << 64) - 1
+# A partition's leader is being elected or has moved: asked again after a pause (doubling up to 1 s).
+LEADER_MOVING = frozenset({KafkaError.NOT_LEADER_FOR_PARTITION, KafkaError.LEADER_NOT_AVAILABLE})
+LEADER_PAUSE_S = 0.1
 
 
 class KafkaUnavailable(RuntimeError):
@@ -130,12 +134,29 @@ class KafkaAdmin:
         return {(tp.topic, tp.partition): Watermarks(earliest[tp], end[tp]) for tp in wanted}
 
     def _list_offsets(self, partitions: list[TopicPartition], spec: OffsetSpec) -> dict[TopicPartition, int]:
-        futures = self.client().list_offsets(
-            {tp: spec for tp in partitions},
-            isolation_level=IsolationLevel.READ_COMMITTED,
-            request_timeout=self.timeout_s,
-        )
-        return {tp: int(future.result(timeout=self.timeout_s).offset) for tp, future in futures.items()}
+        """Each partition's offset by `spec`; a partition without a leader just then (a topic created a
+        moment ago, a broker restarting) is asked again until it has one, within the timeout."""
+        found: dict[TopicPartition, int] = {}
+        deadline = time.monotonic() + self.timeout_s
+        pause_s = LEADER_PAUSE_S
+        while True:
+            futures = self.client().list_offsets(
+                {tp: spec for tp in partitions},
+                isolation_level=IsolationLevel.READ_COMMITTED,
+                request_timeout=self.timeout_s,
+            )
+            leaderless = []
+            for tp, future in futures.items():
+                try:
+                    found[tp] = int(future.result(timeout=self.timeout_s).offset)
+                except KafkaException as exc:
+                    if exc.args[0].code() not in LEADER_MOVING or time.monotonic() + pause_s > deadline:
+                        raise
+                    leaderless.append(tp)
+            if not leaderless:
+                return found
+            time.sleep(pause_s)
+            partitions, pause_s = leaderless, min(pause_s * 2, 1.0)
 
     def compacted_topics(self, topics: Iterable[str]) -> set[str]:
         """The topics whose `cleanup.policy` contains `compact` (one request for all of them)."""

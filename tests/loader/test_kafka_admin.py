@@ -55,6 +55,16 @@ def test_every_question_of_a_run_goes_through_one_client(
     assert len(made) == 1
 
 
+def test_the_offsets_of_a_topic_created_a_moment_ago_wait_for_its_leader(kafka_broker: KafkaBroker) -> None:
+    """Right after a topic is created, its partitions' leader may not be elected yet (Kafka answers "not
+    leader for partition" to about one such request in ten here): the run asks again, it does not fail."""
+    kafka = KafkaAdmin(kafka_broker.bootstrap, 30)
+    for _ in range(30):
+        topic = kafka_broker.create_topic(partitions=2)
+        marks = kafka.watermarks([(topic, 0), (topic, 1)])
+        assert [(m.earliest, m.end) for m in marks.values()] == [(0, 0), (0, 0)]
+
+
 def test_a_broker_that_does_not_answer_is_named_by_the_first_question(made: list[dict[str, Any]]) -> None:
     where = f"127.0.0.1:{free_port()}"
     kafka = KafkaAdmin(where, timeout_s=1)
