@@ -159,26 +159,18 @@ class KafkaAdmin:
             partitions, pause_s = leaderless, min(pause_s * 2, 1.0)
 
     def compacted_topics(self, topics: Iterable[str]) -> set[str]:
-        """The topics whose `cleanup.policy` contains `compact` (one request for all of them)."""
-        resources = [ConfigResource(ResourceType.TOPIC, topic) for topic in topics]
-        if not resources:
-            return set()
-        found = set()
-        try:
-            futures = self.client().describe_configs(resources, request_timeout=self.timeout_s)
-            for resource, future in futures.items():
-                policy = future.result(timeout=self.timeout_s).get("cleanup.policy")
-                if policy is not None and "compact" in str(policy.value).split(","):
-                    found.add(resource.name)
-        except KafkaException as exc:
-            raise KafkaUnavailable(
-                f"could not read topic settings from {self.bootstrap_servers}: {exc}"
-            ) from exc
-        return found
+        """The topics whose `cleanup.policy` contains `compact` (one request for all of them); a topic
+        whose settings the user may not describe fails the request."""
+        policies = self.compacted_topics_allowed(topics)
+        if policies.refused:
+            refused = ", ".join(f"{topic} ({code})" for topic, code in sorted(policies.refused.items()))
+            raise KafkaUnavailable(f"could not read topic settings from {self.bootstrap_servers}: {refused}")
+        return policies.compacted
 
     def compacted_topics_allowed(self, topics: Iterable[str]) -> CleanupPolicies:
-        """`compacted_topics`, except that a topic whose settings the user may not describe is a refusal of
-        its own rather than the request's failure (any other error still fails it)."""
+        """Which topics' `cleanup.policy` contains `compact` (one request for all of them); a topic whose
+        settings the user may not describe is a refusal of its own (in `refused`) rather than the request's
+        failure (any other error still fails it)."""
         resources = [ConfigResource(ResourceType.TOPIC, topic) for topic in topics]
         if not resources:
             return CleanupPolicies(set(), {})

@@ -455,6 +455,32 @@ def test_a_topic_only_looked_into_for_event_types_that_the_user_may_not_read_is_
     )
 
 
+def test_skipping_tombstones_without_leave_to_describe_topic_settings_stops_the_run_naming_it(
+    secured_kafka: SecuredKafkaBroker,
+    https_registry: SecuredRegistry,
+    spark_warehouse: Path,
+    spark: SparkSession,
+) -> None:
+    """`skip-tombstones` skips only the tombstones of topics that are not compacted; user "loader" may not
+    describe topic settings, so which topics those are cannot be known: the run stops before it reads,
+    naming the refusal, rather than skipping a compacted topic's deletes."""
+    harness = harness_for(secured_kafka, https_registry, spark_warehouse)
+    topic = harness.topic(prefix="plain")
+    harness.produce(topic, EVENT, RECORDS[:1])
+    report = harness.run(
+        spark,
+        bootstrap_servers=secured_kafka.sasl_ssl,
+        kafka_security=scram(secured_kafka),
+        registry_access=registry_login(https_registry),
+        metadata_timeout_s=PATIENT_TIMEOUT_S,
+        skip_tombstones=True,
+    )
+    assert report.exit_code == 1
+    assert report.error is not None
+    assert f"could not read topic settings from {secured_kafka.sasl_ssl}: {topic} (" in report.error
+    assert "AUTHORIZATION_FAILED)" in report.error
+
+
 def test_an_iceberg_run_whose_user_may_not_describe_topic_settings_goes_on_without_compaction(
     secured_kafka: SecuredKafkaBroker,
     https_registry: SecuredRegistry,
