@@ -14,7 +14,7 @@ import functools
 import json
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from py4j.protocol import Py4JJavaError
@@ -346,10 +346,9 @@ class IcebergFormat:
             columns = self.data_schema(member.table)
             assert columns is not None, "a member's table was made sure of before its rows were written"
             options = snapshot_options(properties, clustered)
-            tables.append(MemberTable(self._qualified(member.table), columns, options))
-        written = write_members(self.spark, rows, tables)
-        forget = [functools.partial(self._forget, m.table) for m in members]
-        return [replace(w, kept=f) for w, f in zip(written, forget, strict=True)]
+            forget = functools.partial(self._forget, member.table)
+            tables.append(MemberTable(self._qualified(member.table), columns, options, forget))
+        return list(write_members(self.spark, rows, tables))
 
 
 @dataclass(frozen=True)

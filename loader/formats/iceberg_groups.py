@@ -44,12 +44,14 @@ def writer_available(spark: SparkSession) -> bool:
 
 @dataclass(frozen=True)
 class MemberTable:
-    """A member's table as its write needs it: its name (qualified), its columns as Spark sees them, and
-    the options of its write (the snapshot's summary properties among them)."""
+    """A member's table as its write needs it: its name (qualified), its columns as Spark sees them, the
+    options of its write (the snapshot's summary properties among them), and whom to tell once its
+    snapshot is committed."""
 
     name: str
     columns: StructType
     options: dict[str, str]
+    kept: Callable[[], None] = lambda: None
 
 
 def clustered_by_time(spark: SparkSession, iceberg_table: Any, timestamp_column: str) -> bool:
@@ -120,7 +122,7 @@ def write_members(spark: SparkSession, rows: DataFrame, tables: list[MemberTable
         java_strings(spark, [laid_out.schema[m].dataType.json() for m in members]),
         [java_string_map(spark, t.options) for t in tables],
     )
-    return [WrittenMember(writes, i, int(writes.rows(i))) for i in range(len(tables))]
+    return [WrittenMember(writes, i, int(writes.rows(i)), table.kept) for i, table in enumerate(tables)]
 
 
 def _spark_table(spark: SparkSession, name: str) -> Any:

@@ -60,34 +60,33 @@ class KafkaAdmin:
 
     def client(self) -> AdminClient:
         """The run's admin client, made on first use once the cluster's metadata has come."""
-        with self._lock:
-            if self._client is None:
-                try:
-                    self._client, _ = self._first_metadata()
-                except KafkaException as exc:
-                    where = self.bootstrap_servers
-                    raise KafkaUnavailable(f"could not reach Kafka at {where}: {exc}") from exc
-            return self._client
+        client, _ = self._asked(metadata=False, failure="could not reach Kafka at")
+        return client
 
-    def _first_metadata(self) -> tuple[AdminClient, ClusterMetadata]:
-        config = {
-            "bootstrap.servers": self.bootstrap_servers,
-            "socket.timeout.ms": int(self.timeout_s * 1000),
-            **client_config(self.security),
-        }
-        return cluster_metadata(config, self.security, self.timeout_s)
+    def _asked(self, metadata: bool, failure: str) -> tuple[AdminClient, ClusterMetadata | None]:
+        """The client, made on first use by asking the cluster's metadata and waiting for it (that answer
+        comes with it); with `metadata`, a client made before asks for the metadata again."""
+        try:
+            with self._lock:
+                if self._client is None:
+                    config = {
+                        "bootstrap.servers": self.bootstrap_servers,
+                        "socket.timeout.ms": int(self.timeout_s * 1000),
+                        **client_config(self.security),
+                    }
+                    self._client, found = cluster_metadata(config, self.security, self.timeout_s)
+                    return self._client, found
+                if not metadata:
+                    return self._client, None
+                return self._client, self._client.list_topics(timeout=self.timeout_s)
+        except KafkaException as exc:
+            raise KafkaUnavailable(f"{failure} {self.bootstrap_servers}: {exc}") from exc
 
     def topics(self, include: str | None = None, exclude: str | None = None) -> KafkaTopics:
         """The cluster's id and topics, without internal topics, filtered by the global patterns; a broker
         that refuses the loader raises ``KafkaRefused`` at once."""
-        try:
-            with self._lock:
-                if self._client is None:
-                    self._client, metadata = self._first_metadata()
-                else:
-                    metadata = self._client.list_topics(timeout=self.timeout_s)
-        except KafkaException as exc:
-            raise KafkaUnavailable(f"could not list topics from {self.bootstrap_servers}: {exc}") from exc
+        _, metadata = self._asked(metadata=True, failure="could not list topics from")
+        assert metadata is not None
         topics = {}
         for name, topic in metadata.topics.items():
             if is_internal(name) or topic.error is not None:
