@@ -5,8 +5,8 @@ from __future__ import annotations
 from flask import Blueprint, Response, request
 
 from registry.api.common import CONTENT_TYPE, flag, paginate, registry, reply
+from registry.schema_types import SCHEMA_TYPE_NAMES
 from registry.service import requests as parse
-from registry.service.bodies import SUPPORTED_SCHEMA_TYPES
 
 bp = Blueprint("schemas", __name__)
 
@@ -23,7 +23,7 @@ def list_schemas() -> Response:
 
 @bp.get("/schemas/types")
 def schema_types() -> Response:
-    return reply(list(SUPPORTED_SCHEMA_TYPES))
+    return reply(list(SCHEMA_TYPE_NAMES))
 
 
 @bp.get("/schemas/ids/<schema_id>")

@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, ClassVar
 
 from registry.compatibility.canonical import (
     identity_form,
@@ -31,6 +31,7 @@ from registry.compatibility.schema_model import Node
 class ParsedSchema:
     """A valid schema and its canonical forms; build it with :func:`parse_schema`."""
 
+    schema_type: ClassVar[str] = "AVRO"
     text: str
     json: Any = field(hash=False)  # dicts are unhashable; ``text`` already determines it
     canonical: str

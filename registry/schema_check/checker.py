@@ -15,16 +15,10 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Protocol
 
-from registry.compatibility import (
-    CompatibilityLevel,
-    Conflict,
-    InvalidSchemaError,
-    ParsedSchema,
-    check_compatibility,
-    parse_schema,
-)
+from registry.compatibility import CompatibilityLevel, Conflict, InvalidSchemaError
 from registry.schema_check import policies
 from registry.schema_check.source_positions import Position, SourceIndex
+from registry.schema_types import Parsed, SchemaType, schema_type
 
 __all__ = [
     "INVALID_SCHEMA",
@@ -132,20 +126,21 @@ def _invalid(file: SchemaSource, error: InvalidSchemaError, index: SourceIndex) 
 
 
 def _parse_previous(
-    versions: Sequence[PreviousVersion],
-) -> tuple[list[tuple[PreviousVersion, ParsedSchema]], list[str]]:
-    """The previous versions this check can use, and notes about the ones it cannot."""
-    usable: list[tuple[PreviousVersion, ParsedSchema]] = []
+    versions: Sequence[PreviousVersion], kind: SchemaType
+) -> tuple[list[tuple[PreviousVersion, Parsed]], list[str]]:
+    """The previous versions this check can use (those of the new schema's type, ``kind``), and notes
+    about the ones it cannot."""
+    usable: list[tuple[PreviousVersion, Parsed]] = []
     notes: list[str] = []
     for previous in versions:
-        if previous.schema_type.upper() != "AVRO":
+        if previous.schema_type.upper() != kind.name:
             notes.append(f"{previous.label} is a {previous.schema_type} schema; not compared")
             continue
         if previous.has_references:
             notes.append(f"{previous.label} uses schema references, which a schema file cannot; not compared")
             continue
         try:
-            usable.append((previous, parse_schema(previous.text)))
+            usable.append((previous, kind.parse(previous.text)))
         except InvalidSchemaError as exc:
             reason = " ".join(str(exc).split())  # one line: notes sit in a status line
             notes.append(f"{previous.label} is not a valid schema ({reason}); not compared")
@@ -195,17 +190,23 @@ def compared_note(baseline: Baseline, compared: Sequence[PreviousVersion]) -> st
 
 
 def check_file(
-    file: SchemaSource, text: str, baseline: Baseline | None, rules: Policies | None = None
+    file: SchemaSource,
+    text: str,
+    baseline: Baseline | None,
+    rules: Policies | None = None,
+    type_name: str = "AVRO",
 ) -> FileResult:
-    """Validates ``text`` and checks it against ``baseline`` (``None``: nothing to be compatible with).
+    """Validates ``text``, a schema of the type named, and checks it against ``baseline`` (``None``:
+    nothing to be compatible with).
 
     Invalid schemas stop here: a compatibility verdict about a schema that does not parse would only add
     noise to the message the author must act on first.
     """
     rules = rules or Policies()
     index = SourceIndex(text)
+    kind = schema_type(type_name)
     try:
-        new = parse_schema(text)
+        new = kind.parse(text)
     except InvalidSchemaError as exc:
         return _invalid(file, exc, index)
     written: Any = json.loads(text)  # policies point into the JSON as written, not a normalised form
@@ -214,7 +215,7 @@ def check_file(
     if rules.require_docs:
         policy_findings += _policy_findings(policies.missing_docs(written), index)
 
-    usable, notes = _parse_previous(baseline.versions if baseline else ())
+    usable, notes = _parse_previous(baseline.versions if baseline else (), kind)
     conflicts: list[Conflict] = []
     if baseline is not None and baseline.group and not baseline.versions:
         notes.append(
@@ -226,7 +227,7 @@ def check_file(
         notes.append(f"new subject {file.subject}: nothing to be compatible with ({where}); validated only")
     elif usable and baseline.level is not CompatibilityLevel.NONE:
         existing = [(previous.number, parsed) for previous, parsed in usable]
-        conflicts = list(check_compatibility(new, existing, baseline.level))
+        conflicts = kind.conflicts(new, existing, baseline.level)
         if not conflicts:
             notes.append(compared_note(baseline, [p for p, _ in usable]))
     elif usable:

@@ -32,15 +32,15 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 
 from registry.compatibility import CompatibilityLevel
+from registry.schema_types import SCHEMA_TYPE_NAMES, unknown_type_message
 from registry.service import errors
 from registry.service.contract_bodies import MetadataValue, RuleSetValue
 from registry.service.contract_config import CONTRACT_FIELDS, ConfigUpdate
 from registry.service.refusals import Refusal, complete, refusal
 from registry.service.requests import MAX_INT32, json_depth
 
-SchemaType = Literal["AVRO"]
+SchemaType = Literal[SCHEMA_TYPE_NAMES]  # type: ignore[valid-type]  # the types' own names
 Mode = Literal["READWRITE", "READONLY", "IMPORT"]
-SUPPORTED_SCHEMA_TYPES: tuple[str, ...] = get_args(SchemaType)
 MODES: tuple[str, ...] = get_args(Mode)
 COMPATIBILITY_LEVELS: tuple[str, ...] = tuple(level.value for level in CompatibilityLevel)
 DEFAULT_COMPATIBILITY: str = CompatibilityLevel.BACKWARD.value
@@ -164,8 +164,7 @@ SchemaText = Annotated[
 
 
 def _schema_type_message(sent: Any) -> str:
-    supported = ", ".join(SUPPORTED_SCHEMA_TYPES)
-    return f"Schema type {sent} is not supported: this registry stores {supported} schemas only."
+    return unknown_type_message(sent)
 
 
 class Body(BaseModel):

@@ -11,25 +11,20 @@ import json
 import uuid
 from collections.abc import Sequence
 
-from registry.compatibility import (
-    CompatibilityLevel,
-    Conflict,
-    InvalidSchemaError,
-    ParsedSchema,
-    check_compatibility,
-    parse_schema,
-)
+from registry.compatibility import Conflict, InvalidSchemaError
+from registry.schema_types import Parsed, UnknownSchemaType, schema_type
 from registry.service import errors
 from registry.service.bodies import SchemaReferenceInput
 from registry.service.contracts import Metadata, RuleSet
 
 
-def parse(text: str, named_types: Sequence[ParsedSchema] = ()) -> ParsedSchema:
-    """Parses and validates an Avro schema; every problem becomes one 42201 with all the details."""
+def parse(text: str, named_types: Sequence[Parsed] = (), type_name: str = "AVRO") -> Parsed:
+    """Parses and validates a schema of the type named; every problem becomes one 42201 with all the
+    details (a type this registry does not store too)."""
     try:
-        if named_types:
-            return parse_schema(text, named_types=list(named_types))
-        return parse_schema(text)
+        return schema_type(type_name).parse(text, named_types)
+    except UnknownSchemaType as exc:
+        raise errors.InvalidSchema(str(exc)) from None
     except InvalidSchemaError as exc:
         problems = getattr(exc, "problems", None) or []
         details = "; ".join(_problem_line(p) for p in problems) or str(exc)
@@ -47,7 +42,7 @@ def _problem_line(problem: object) -> str:
 
 
 def identity_hash(
-    parsed: ParsedSchema,
+    parsed: Parsed,
     schema_type: str,
     references: Sequence[SchemaReferenceInput],
     metadata: Metadata | None = None,
@@ -77,11 +72,11 @@ def guid_for(identity_hash: str) -> str:
     return str(uuid.UUID(bytes=bytes(raw)))
 
 
-def conflicts(new: ParsedSchema, existing: Sequence[tuple[int, ParsedSchema]], level: str) -> list[Conflict]:
-    """Conflicts of ``new`` with the stored versions (oldest first) under ``level``."""
+def conflicts(new: Parsed, existing: Sequence[tuple[int, Parsed]], level: str) -> list[Conflict]:
+    """Conflicts of ``new`` with the stored versions (oldest first) under ``level``, by its type's rules."""
     if not existing or level == "NONE":
         return []
-    return list(check_compatibility(new, list(existing), CompatibilityLevel(level)))
+    return schema_type(new.schema_type).conflicts(new, list(existing), level)
 
 
 def describe(found: Sequence[Conflict]) -> list[str]:

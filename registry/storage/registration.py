@@ -20,7 +20,8 @@ from sqlalchemy import select, text
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
-from registry.compatibility import Conflict, ParsedSchema
+from registry.compatibility import Conflict
+from registry.schema_types import Parsed
 from registry.service import errors
 from registry.service import schemas as schema_logic
 from registry.service.bodies import SchemaRequest
@@ -73,7 +74,7 @@ class Candidate:
         return group_value(self.metadata, self.group)
 
 
-def _request_key(parsed: ParsedSchema, request: SchemaRequest) -> tuple[str, bool, bool]:
+def _request_key(parsed: Parsed, request: SchemaRequest) -> tuple[str, bool, bool]:
     """Identifies a request as sent (an empty contract and no contract differ: only the latter carries
     the previous version's forward)."""
     key = schema_logic.identity_hash(
@@ -94,15 +95,15 @@ class RegistrationMixin:
         def _write(self, work: Callable[[Session], T]) -> T: ...
         def _stored(self, record: SchemaRecord) -> StoredSchema: ...
         def _schema_in(self, session: Session, schema_id: int) -> StoredSchema: ...
-        def parsed(self, stored: StoredSchema) -> ParsedSchema: ...
-        def parse_request(self, request: SchemaRequest) -> ParsedSchema: ...
+        def parsed(self, stored: StoredSchema) -> Parsed: ...
+        def parse_request(self, request: SchemaRequest) -> Parsed: ...
 
     # -- what a request becomes -------------------------------------------------------------------
     def _candidate(
         self,
         session: Session,
         row: Subject | None,
-        parsed: ParsedSchema,
+        parsed: Parsed,
         request: SchemaRequest,
         mode: str,
         latest: Latest | None,
@@ -153,7 +154,7 @@ class RegistrationMixin:
         return done
 
     def _already_registered(
-        self, session: Session, subject: str, parsed: ParsedSchema, request: SchemaRequest
+        self, session: Session, subject: str, parsed: Parsed, request: SchemaRequest
     ) -> tuple[Stamp, Registered] | None:
         """The existing live registration and the stamp it was read at (then remembered until it moves)."""
         state = q.state(session)
@@ -170,7 +171,7 @@ class RegistrationMixin:
         )
 
     def _register_locked(
-        self, session: Session, subject: str, parsed: ParsedSchema, text: str, request: SchemaRequest
+        self, session: Session, subject: str, parsed: Parsed, text: str, request: SchemaRequest
     ) -> Registered:
         state = q.state(session)
         row = q.subject(session, subject)
@@ -219,7 +220,7 @@ class RegistrationMixin:
         level: str,
         candidate: Candidate,
         latest: Latest | None,
-    ) -> list[tuple[int, ParsedSchema]]:
+    ) -> list[tuple[int, Parsed]]:
         """The versions a new schema is checked against: those of its compatibility group (Confluent).
         A non-transitive level without a group needs only ``latest``, which the caller has read."""
         one = level != "NONE" and not level.endswith("_TRANSITIVE")
@@ -240,7 +241,7 @@ class RegistrationMixin:
     def _schema_record(
         self,
         session: Session,
-        parsed: ParsedSchema,
+        parsed: Parsed,
         candidate: Candidate,
         text: str,
         request: SchemaRequest,
@@ -309,7 +310,7 @@ class RegistrationMixin:
         same versions the same way (references resolved from the registry)."""
         parsed = self.parse_request(request)
 
-        def work(session: Session) -> tuple[str, list[tuple[int, ParsedSchema]], str | None, str | None]:
+        def work(session: Session) -> tuple[str, list[tuple[int, Parsed]], str | None, str | None]:
             state = q.state(session)
             if version is None:
                 row = q.subject(session, subject)

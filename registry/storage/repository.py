@@ -17,7 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
-from registry.compatibility import ParsedSchema
+from registry.schema_types import Parsed
 from registry.service import errors
 from registry.service import schemas as schema_logic
 from registry.service.bodies import SchemaRequest
@@ -44,9 +44,9 @@ class Registry(RegistrationMixin, SettingsMixin, BrowsingMixin):
     def __init__(self, database: Database, cache_size: int = 10_000) -> None:
         self.db = database
         self.schema_cache: LRUCache[StoredSchema] = LRUCache(cache_size)
-        self.parsed_cache: LRUCache[ParsedSchema] = LRUCache(cache_size)
+        self.parsed_cache: LRUCache[Parsed] = LRUCache(cache_size)
         self.version_cache: LRUCache[tuple[int, VersionView]] = LRUCache(cache_size)
-        self.request_cache: LRUCache[ParsedSchema] = LRUCache(min(cache_size, 2_000))
+        self.request_cache: LRUCache[Parsed] = LRUCache(min(cache_size, 2_000))
         self.registered_cache: LRUCache[tuple[Stamp, Registered]] = LRUCache(cache_size)
         #: The page's one-line change summaries by (older schema id, newer schema id).
         self.summary_cache: LRUCache[str] = LRUCache(cache_size)
@@ -108,15 +108,16 @@ class Registry(RegistrationMixin, SettingsMixin, BrowsingMixin):
             raise errors.StoreError(f"schema {schema_id} vanished while it was being read")
         return self._stored(record)
 
-    def parsed(self, stored: StoredSchema) -> ParsedSchema:
+    def parsed(self, stored: StoredSchema) -> Parsed:
         """The parsed form of a stored schema, cached by id (parsing dominates compatibility checks)."""
         found = self.parsed_cache.get(stored.id)
         if found is None:
-            found = schema_logic.parse(stored.schema, self._named_types(stored.references))
+            named = self._named_types(stored.references)
+            found = schema_logic.parse(stored.schema, named, stored.schema_type)
             self.parsed_cache.put(stored.id, found)
         return found
 
-    def _named_types(self, references: Sequence[dict]) -> list[ParsedSchema]:
+    def _named_types(self, references: Sequence[dict]) -> list[Parsed]:
         """Parsed schemas of the referenced subject versions (references resolved one level deep)."""
         out = []
         for ref in references:
@@ -124,28 +125,30 @@ class Registry(RegistrationMixin, SettingsMixin, BrowsingMixin):
             out.append(self.parsed(view.schema))
         return out
 
-    def parse_request(self, request: SchemaRequest) -> ParsedSchema:
+    def parse_request(self, request: SchemaRequest) -> Parsed:
         """Parses a request's schema, resolving its references; a missing reference is 42201.
 
         Clients re-send the same schema text constantly (serializers on every start), so parses of
-        texts up to :data:`PARSE_CACHE_MAX_CHARS` are remembered by text and references.
+        texts up to :data:`PARSE_CACHE_MAX_CHARS` without references are remembered by type and text (one
+        text can be a schema of two types: ``{"type": "string"}``).
         """
         cacheable = len(request.schema) <= PARSE_CACHE_MAX_CHARS and not request.references
+        key = (request.schema_type, request.schema)
         if cacheable:
-            hit = self.request_cache.get(request.schema)
+            hit = self.request_cache.get(key)
             if hit is not None:
                 return hit
         parsed = self._parse_request(request)
         if cacheable:
-            self.request_cache.put(request.schema, parsed)
+            self.request_cache.put(key, parsed)
         return parsed
 
-    def _parse_request(self, request: SchemaRequest) -> ParsedSchema:
+    def _parse_request(self, request: SchemaRequest) -> Parsed:
         try:
             named = self._named_types([r.__dict__ for r in request.references])
         except (errors.SubjectNotFound, errors.VersionNotFound) as exc:
             raise errors.InvalidSchema(f"Invalid schema reference: {exc.message}") from None
-        return schema_logic.parse(request.schema, named)
+        return schema_logic.parse(request.schema, named, request.schema_type)
 
     # -- schemas by id ----------------------------------------------------------------------------
     def get_schema(self, schema_id: int) -> StoredSchema:

@@ -14,22 +14,15 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from registry.compatibility import (
-    Change,
-    CompatibilityLevel,
-    Conflict,
-    ParsedSchema,
-    check_compatibility,
-    check_reader_writer,
-    diff_schemas,
-)
+from registry.compatibility import Change, CompatibilityLevel, Conflict
+from registry.schema_types import FieldRow, Parsed, SchemaType, schema_type
 from registry.service import errors
 from registry.service.requests import LATEST, validate_subject
 from registry.service.search import Digest, Hit, candidate_text, digest_hits, mentions, searchable
 from registry.ui.candidate import ReferenceRow
 from registry.ui.contract_diff import ContractChange, contract_changes
 from registry.ui.contract_view import ConfigItem, ContractView, contract_view, subject_config
-from registry.ui.field_tree import TreeRow, field_tree
+from registry.ui.field_tree import field_tree
 from registry.ui.version_summary import version_summaries
 
 if TYPE_CHECKING:
@@ -88,7 +81,7 @@ class SchemaDetail:
 
     id: int
     schema_type: str
-    tree: tuple[TreeRow, ...]
+    tree: tuple[FieldRow, ...]
     pretty: str
     references: tuple[dict[str, Any], ...]
 
@@ -243,18 +236,19 @@ def version_diff(registry: Registry, subject: str, old: int | None = None, new: 
     old_view = registry.get_version(subject, before.version, include_deleted=True)
     new_view = registry.get_version(subject, after.version, include_deleted=True)
     old_schema, new_schema = registry.parsed(old_view.schema), registry.parsed(new_view.schema)
+    kind = schema_type(new_schema.schema_type)
     level = history.settings.compatibility
-    conflicts = check_compatibility(new_schema, [(before.version, old_schema)], _single(level))
+    conflicts = kind.conflicts(new_schema, [(before.version, old_schema)], _single(level))
     return VersionDiff(
         history=history,
         old=before,
         new=after,
-        changes=tuple(diff_schemas(old_schema, new_schema)),
+        changes=tuple(kind.diff(old_schema, new_schema)),
         level=level,
         conflicts=tuple(conflicts),
-        new_reads_old=not check_reader_writer(new_schema, old_schema),
-        old_reads_new=not check_reader_writer(old_schema, new_schema),
-        text_diff=tuple(text_diff(old_schema, new_schema, before.version, after.version)),
+        new_reads_old=kind.reads(new_schema, old_schema),
+        old_reads_new=kind.reads(old_schema, new_schema),
+        text_diff=tuple(text_diff(kind, old_schema, new_schema, before.version, after.version)),
         contract_changes=tuple(contract_changes(old_view.schema.contract, new_view.schema.contract)),
     )
 
@@ -308,7 +302,7 @@ def schema_detail(registry: Registry, stored: StoredSchema) -> SchemaDetail:
     return SchemaDetail(
         id=stored.id,
         schema_type=stored.schema_type,
-        tree=tuple(field_tree(parsed, stored.metadata)),
+        tree=tuple(field_tree(schema_type(stored.schema_type), parsed, stored.metadata)),
         pretty=pretty_json(stored.schema),
         references=stored.references,
     )
@@ -327,14 +321,16 @@ def pretty_json(text: str) -> str:
     return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
 
 
-def text_diff(old: ParsedSchema, new: ParsedSchema, old_version: int, new_version: int) -> list[DiffLine]:
-    """A unified diff of the two schemas' identity forms, pretty-printed.
+def text_diff(
+    kind: SchemaType, old: Parsed, new: Parsed, old_version: int, new_version: int
+) -> list[DiffLine]:
+    """A unified diff of the two schemas' identity forms, laid out for reading (``SchemaType.readable``).
 
-    The identity form (full names, attributes in a fixed order, docs, defaults and logical types kept)
-    rather than the texts as registered, so that whitespace and key order do not show as changes.
+    The identity form (Avro's: full names, attributes in a fixed order, docs, defaults and logical types
+    kept) rather than the texts as registered, so that whitespace and key order do not show as changes.
     """
-    before = json.dumps(json.loads(old.identity), indent=2, ensure_ascii=False).splitlines()
-    after = json.dumps(json.loads(new.identity), indent=2, ensure_ascii=False).splitlines()
+    before = kind.readable(old).splitlines()
+    after = kind.readable(new).splitlines()
     lines = difflib.unified_diff(
         before, after, f"version {old_version}", f"version {new_version}", n=3, lineterm=""
     )

@@ -1,4 +1,4 @@
-"""The field tree a version is shown as: pure rows from a parsed schema."""
+"""An Avro schema's field tree, as its schema type gives it to the page: pure rows from a parsed schema."""
 
 from __future__ import annotations
 
@@ -6,7 +6,11 @@ import json
 from typing import Any
 
 from registry.compatibility import parse_schema
-from registry.ui.field_tree import TreeRow, field_tree
+from registry.schema_types import FieldRow, Parsed, schema_type
+
+
+def field_tree(schema: Parsed) -> list[FieldRow]:
+    return list(schema_type("AVRO").field_tree(schema).rows)
 
 
 def tree(schema: Any) -> list[tuple[int, str, str, str]]:
@@ -64,11 +68,11 @@ def test_recursive_schemas_end_and_every_row_carries_default_doc_and_detail() ->
         ],
     }
     assert field_tree(parse_schema(json.dumps(schema))) == [
-        TreeRow(0, "Node", "Node", "record Node", None, "A linked list."),
-        TreeRow(1, "value", "Node.value", "int (date)", None, "The day."),
-        TreeRow(1, "color", "Node.color", "enum Color", None, None, "symbols: RED, BLUE; default RED"),
-        TreeRow(1, "hash", "Node.hash", "fixed H (size 4)"),
-        TreeRow(1, "next", "Node.next", "null | record Node", "null", None, "fields: see Node"),
+        FieldRow(0, "Node", "Node", "record Node", None, "A linked list."),
+        FieldRow(1, "value", "Node.value", "int (date)", None, "The day."),
+        FieldRow(1, "color", "Node.color", "enum Color", None, None, "symbols: RED, BLUE; default RED"),
+        FieldRow(1, "hash", "Node.hash", "fixed H (size 4)"),
+        FieldRow(1, "next", "Node.next", "null | record Node", "null", None, "fields: see Node"),
     ]
 
 

@@ -1,0 +1,47 @@
+"""The schema types the registry stores, each a plug-in behind one interface (``base.SchemaType``).
+
+The API, storage, the schema check and the page look a schema's type up here (:func:`schema_type`) and
+ask it everything about its schemas; none of them branches on a type's name. A type is its own modules
+(``avro`` and its field tree ``avro_tree``, over the Avro rules of ``registry.compatibility``) and one
+entry in ``_TYPES``.
+"""
+
+from __future__ import annotations
+
+from registry.schema_types.avro import Avro
+from registry.schema_types.base import FieldRow, FieldTree, Parsed, SchemaType
+
+_TYPES: dict[str, SchemaType] = {t.name: t for t in (Avro(),)}
+
+#: The types' names, as ``schemaType`` says them and ``GET /schemas/types`` lists them.
+SCHEMA_TYPE_NAMES: tuple[str, ...] = tuple(_TYPES)
+
+
+class UnknownSchemaType(ValueError):
+    """A type this registry does not store; the message names the ones it does."""
+
+
+def schema_type(name: str) -> SchemaType:
+    """The type named ``name`` (as stored, or as a request says it: upper case)."""
+    found = _TYPES.get(name)
+    if found is None:
+        raise UnknownSchemaType(unknown_type_message(name))
+    return found
+
+
+def unknown_type_message(name: object) -> str:
+    """What a request naming a type this registry does not store is told."""
+    known = ", ".join(SCHEMA_TYPE_NAMES)
+    return f"Schema type {name} is not supported: this registry stores {known} schemas only."
+
+
+__all__ = [
+    "SCHEMA_TYPE_NAMES",
+    "FieldRow",
+    "FieldTree",
+    "Parsed",
+    "SchemaType",
+    "UnknownSchemaType",
+    "schema_type",
+    "unknown_type_message",
+]

@@ -1,0 +1,54 @@
+"""Avro as a schema type of the registry: the interface (``registry.schema_types.base``) over the
+Avro rules, canonical forms and field tree of ``registry.compatibility``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from registry.compatibility import (
+    Change,
+    CompatibilityLevel,
+    Conflict,
+    ParsedSchema,
+    check_compatibility,
+    check_reader_writer,
+    diff_schemas,
+    parse_schema,
+)
+from registry.schema_types.avro_tree import field_tree
+from registry.schema_types.base import FieldTree, Parsed
+
+
+class Avro:
+    """Avro schemas (JSON text; references by the names of the types they define)."""
+
+    name = "AVRO"
+
+    def parse(self, text: str, references: Sequence[Parsed] = ()) -> ParsedSchema:
+        if references:
+            return parse_schema(text, named_types=[_avro(r) for r in references])
+        return parse_schema(text)
+
+    def conflicts(
+        self, new: Parsed, existing: Sequence[tuple[int, Parsed]], level: CompatibilityLevel | str
+    ) -> list[Conflict]:
+        return check_compatibility(_avro(new), [(v, _avro(s)) for v, s in existing], level)
+
+    def reads(self, reader: Parsed, writer: Parsed) -> bool:
+        return not check_reader_writer(_avro(reader), _avro(writer))
+
+    def diff(self, old: Parsed, new: Parsed) -> list[Change]:
+        return diff_schemas(_avro(old), _avro(new))
+
+    def field_tree(self, schema: Parsed) -> FieldTree:
+        return field_tree(_avro(schema))
+
+    def readable(self, schema: Parsed) -> str:
+        return json.dumps(json.loads(schema.identity), indent=2, ensure_ascii=False)
+
+
+def _avro(schema: Parsed) -> ParsedSchema:
+    if not isinstance(schema, ParsedSchema):
+        raise TypeError(f"an Avro rule was given a {schema.schema_type} schema")
+    return schema

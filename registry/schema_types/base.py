@@ -1,0 +1,113 @@
+"""The interface every schema type the registry stores implements, and what it hands back.
+
+Learnt from Confluent's ``SchemaProvider`` and ``ParsedSchema``: a type parses a schema's text, with the
+schemas its references name, into a parsed schema that knows its canonical and identity forms; the type
+then compares parsed schemas under a compatibility level, says what changed between two of them, and
+shows one as a tree of fields. The API, storage, the schema check and the page ask these and nothing
+else of a schema, so they never branch on a type's name (``registry.schema_types.schema_type``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from registry.compatibility import Change, CompatibilityLevel, Conflict
+
+
+class Parsed(Protocol):
+    """A valid schema of some type, parsed once and compared many times (immutable)."""
+
+    @property
+    def schema_type(self) -> str:
+        """The name of its type (``AVRO``)."""
+        ...
+
+    @property
+    def text(self) -> str:
+        """The text as given."""
+        ...
+
+    @property
+    def canonical(self) -> str:
+        """The type's canonical form: what readers and writers agree on (Avro's Parsing Canonical Form)."""
+        ...
+
+    @property
+    def identity(self) -> str:
+        """The form two texts of the same schema share, and two different schemas never do: what makes
+        a registration the same version and id (docs, defaults and the like kept)."""
+        ...
+
+    @property
+    def fingerprint(self) -> str:
+        """SHA-256 of the canonical form, in hex."""
+        ...
+
+
+@dataclass(frozen=True)
+class FieldRow:
+    """One line of a schema's field tree: what a person reads instead of the schema's text.
+
+    ``path`` is in the rules' notation (``PageView.user.addresses[].city``); ``detail`` holds what does not
+    fit a type name (symbols, sizes, where a type shown before is expanded); ``tags`` are the field's own.
+    ``is_field`` is false for the rows of the top-level type and of a union's branches, which a data
+    contract's tags do not name.
+    """
+
+    depth: int
+    name: str
+    path: str
+    type: str
+    default: str | None = None
+    doc: str | None = None
+    detail: str | None = None
+    tags: tuple[str, ...] = ()
+    is_field: bool = field(default=True, compare=False)
+
+
+@dataclass(frozen=True)
+class FieldTree:
+    """A schema's rows, the top-level type first; ``namespace`` is what a path may be named with in
+    front too (a data contract's tag patterns may name ``com.example.Customer.email``)."""
+
+    rows: tuple[FieldRow, ...]
+    namespace: str | None = None
+
+
+class SchemaType(Protocol):
+    """One schema type: every decision about its schemas, pure (no I/O)."""
+
+    @property
+    def name(self) -> str:
+        """As the API says it (``schemaType``)."""
+        ...
+
+    def parse(self, text: str, references: Sequence[Parsed] = ()) -> Parsed:
+        """The schema ``text`` is, given the schemas its references name; raises
+        ``registry.compatibility.InvalidSchemaError`` listing every problem, with positions where known."""
+        ...
+
+    def conflicts(
+        self, new: Parsed, existing: Sequence[tuple[int, Parsed]], level: CompatibilityLevel | str
+    ) -> list[Conflict]:
+        """Why ``new`` may not follow ``existing`` (``(version, schema)``, oldest first) under ``level``."""
+        ...
+
+    def reads(self, reader: Parsed, writer: Parsed) -> bool:
+        """Whether data written with ``writer`` is always read by ``reader``."""
+        ...
+
+    def diff(self, old: Parsed, new: Parsed) -> list[Change]:
+        """What changed from ``old`` to ``new``, field by field, for people."""
+        ...
+
+    def field_tree(self, schema: Parsed) -> FieldTree:
+        """``schema`` as rows of fields."""
+        ...
+
+    def readable(self, schema: Parsed) -> str:
+        """The identity form laid out for reading, one item per line: what the page's text diff compares,
+        so that layout and order do not show as changes."""
+        ...
