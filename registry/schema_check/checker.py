@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from registry.compatibility import CompatibilityLevel, Conflict, InvalidSchemaError
 from registry.schema_check import policies
 from registry.schema_check.source_positions import Position, SourceIndex
-from registry.schema_types import Parsed, SchemaType, schema_type
+from registry.schema_types import DEFAULT_SCHEMA_TYPE, Parsed, SchemaType, schema_type
 
 __all__ = [
     "INVALID_SCHEMA",
@@ -97,7 +97,7 @@ class PreviousVersion:
     number: int
     text: str
     label: str
-    schema_type: str = "AVRO"
+    schema_type: str = DEFAULT_SCHEMA_TYPE
     has_references: bool = False
 
 
@@ -194,7 +194,7 @@ def check_file(
     text: str,
     baseline: Baseline | None,
     rules: Policies | None = None,
-    type_name: str = "AVRO",
+    type_name: str = DEFAULT_SCHEMA_TYPE,
 ) -> FileResult:
     """Validates ``text``, a schema of the type named, and checks it against ``baseline`` (``None``:
     nothing to be compatible with).

@@ -30,6 +30,7 @@ from pipeline_client.http_session import (
     public_url,
     registry_session,
 )
+from registry.schema_types import DEFAULT_SCHEMA_TYPE
 
 __all__ = ["RegisteredVersion", "RegistryClient", "RegistryError", "RegistryRefused", "RegistryUnavailable"]
 
@@ -68,7 +69,7 @@ class RegisteredVersion:
     version: int
     id: int
     schema: str
-    schema_type: str = "AVRO"
+    schema_type: str = DEFAULT_SCHEMA_TYPE
     references: tuple[dict[str, Any], ...] = field(default=())
     metadata: dict[str, Any] | None = field(default=None, hash=False)
 
@@ -211,7 +212,7 @@ def _registered(subject: str, body: Any) -> RegisteredVersion:
         version=int(body["version"]),
         id=int(body["id"]),
         schema=str(body["schema"]),
-        schema_type=str(body.get("schemaType") or "AVRO"),
+        schema_type=str(body.get("schemaType") or DEFAULT_SCHEMA_TYPE),
         references=tuple(body.get("references") or ()),
         metadata=body.get("metadata") if isinstance(body.get("metadata"), dict) else None,
     )

@@ -13,6 +13,9 @@ from registry.schema_types.base import FieldRow, FieldTree, Parsed, SchemaType
 
 _TYPES: dict[str, SchemaType] = {t.name: t for t in (Avro(),)}
 
+#: The type a schema is when a request or an answer names none (``schemaType`` absent), as Confluent's.
+DEFAULT_SCHEMA_TYPE = "AVRO"
+
 #: The types' names, as ``schemaType`` says them and ``GET /schemas/types`` lists them.
 SCHEMA_TYPE_NAMES: tuple[str, ...] = tuple(_TYPES)
 
@@ -36,6 +39,7 @@ def unknown_type_message(name: object) -> str:
 
 
 __all__ = [
+    "DEFAULT_SCHEMA_TYPE",
     "SCHEMA_TYPE_NAMES",
     "FieldRow",
     "FieldTree",

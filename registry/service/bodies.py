@@ -32,7 +32,7 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 
 from registry.compatibility import CompatibilityLevel
-from registry.schema_types import SCHEMA_TYPE_NAMES, unknown_type_message
+from registry.schema_types import DEFAULT_SCHEMA_TYPE, SCHEMA_TYPE_NAMES, unknown_type_message
 from registry.service import errors
 from registry.service.contract_bodies import MetadataValue, RuleSetValue
 from registry.service.contract_config import CONTRACT_FIELDS, ConfigUpdate
@@ -99,7 +99,7 @@ class SchemaRequest:
     """
 
     schema: str
-    schema_type: str = "AVRO"
+    schema_type: str = DEFAULT_SCHEMA_TYPE
     references: tuple[SchemaReferenceInput, ...] = field(default_factory=tuple)
     id: int | None = None
     version: int | None = None
@@ -225,7 +225,7 @@ class SchemaBody(Body):
     def request(self) -> SchemaRequest:
         return SchemaRequest(
             schema=self.schema_text,
-            schema_type=self.schema_type or "AVRO",
+            schema_type=self.schema_type or DEFAULT_SCHEMA_TYPE,
             references=tuple(
                 SchemaReferenceInput(r.name, r.subject, r.version) for r in self.references or ()
             ),

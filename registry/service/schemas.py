@@ -12,13 +12,13 @@ import uuid
 from collections.abc import Sequence
 
 from registry.compatibility import Conflict, InvalidSchemaError
-from registry.schema_types import Parsed, UnknownSchemaType, schema_type
+from registry.schema_types import DEFAULT_SCHEMA_TYPE, Parsed, UnknownSchemaType, schema_type
 from registry.service import errors
 from registry.service.bodies import SchemaReferenceInput
 from registry.service.contracts import Metadata, RuleSet
 
 
-def parse(text: str, named_types: Sequence[Parsed] = (), type_name: str = "AVRO") -> Parsed:
+def parse(text: str, named_types: Sequence[Parsed] = (), type_name: str = DEFAULT_SCHEMA_TYPE) -> Parsed:
     """Parses and validates a schema of the type named; every problem becomes one 42201 with all the
     details (a type this registry does not store too)."""
     try:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from registry.schema_types import DEFAULT_SCHEMA_TYPE
 from registry.service.contracts import from_text
 from registry.storage.models import SchemaRecord
 
@@ -42,7 +43,7 @@ class StoredSchema:
     def body(self) -> dict[str, Any]:
         """The JSON Confluent returns for ``GET /schemas/ids/{id}`` (schemaType only when not AVRO)."""
         out: dict[str, Any] = {"schema": self.schema}
-        if self.schema_type != "AVRO":
+        if self.schema_type != DEFAULT_SCHEMA_TYPE:
             out["schemaType"] = self.schema_type
         if self.references:
             out["references"] = list(self.references)
