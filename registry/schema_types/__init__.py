@@ -9,7 +9,7 @@ entry in ``_TYPES``.
 from __future__ import annotations
 
 from registry.schema_types.avro import Avro
-from registry.schema_types.base import FieldRow, FieldTree, Parsed, SchemaType
+from registry.schema_types.base import FieldRow, FieldTree, Parsed, Reference, SchemaType
 
 _TYPES: dict[str, SchemaType] = {t.name: t for t in (Avro(),)}
 
@@ -44,6 +44,7 @@ __all__ = [
     "FieldRow",
     "FieldTree",
     "Parsed",
+    "Reference",
     "SchemaType",
     "UnknownSchemaType",
     "schema_type",

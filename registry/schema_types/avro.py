@@ -17,7 +17,7 @@ from registry.compatibility import (
     parse_schema,
 )
 from registry.schema_types.avro_tree import field_tree
-from registry.schema_types.base import FieldTree, Parsed
+from registry.schema_types.base import FieldTree, Parsed, Reference
 
 
 class Avro:
@@ -25,9 +25,9 @@ class Avro:
 
     name = "AVRO"
 
-    def parse(self, text: str, references: Sequence[Parsed] = ()) -> ParsedSchema:
+    def parse(self, text: str, references: Sequence[Reference] = ()) -> ParsedSchema:
         if references:
-            return parse_schema(text, named_types=[_avro(r) for r in references])
+            return parse_schema(text, named_types=[_avro(r.schema) for r in references])
         return parse_schema(text)
 
     def conflicts(

@@ -47,6 +47,15 @@ class Parsed(Protocol):
 
 
 @dataclass(frozen=True)
+class Reference:
+    """A schema another one refers to, by the name the referring text uses for it: an Avro type's full
+    name (Avro finds its types by their own names), a Protobuf ``import`` path, a JSON Schema ``$ref``."""
+
+    name: str
+    schema: Parsed
+
+
+@dataclass(frozen=True)
 class FieldRow:
     """One line of a schema's field tree: what a person reads instead of the schema's text.
 
@@ -84,7 +93,7 @@ class SchemaType(Protocol):
         """As the API says it (``schemaType``)."""
         ...
 
-    def parse(self, text: str, references: Sequence[Parsed] = ()) -> Parsed:
+    def parse(self, text: str, references: Sequence[Reference] = ()) -> Parsed:
         """The schema ``text`` is, given the schemas its references name; raises
         ``registry.compatibility.InvalidSchemaError`` listing every problem, with positions where known."""
         ...

@@ -12,17 +12,17 @@ import uuid
 from collections.abc import Sequence
 
 from registry.compatibility import Conflict, InvalidSchemaError
-from registry.schema_types import DEFAULT_SCHEMA_TYPE, Parsed, UnknownSchemaType, schema_type
+from registry.schema_types import DEFAULT_SCHEMA_TYPE, Parsed, Reference, UnknownSchemaType, schema_type
 from registry.service import errors
 from registry.service.bodies import SchemaReferenceInput
 from registry.service.contracts import Metadata, RuleSet
 
 
-def parse(text: str, named_types: Sequence[Parsed] = (), type_name: str = DEFAULT_SCHEMA_TYPE) -> Parsed:
-    """Parses and validates a schema of the type named; every problem becomes one 42201 with all the
-    details (a type this registry does not store too)."""
+def parse(text: str, references: Sequence[Reference] = (), type_name: str = DEFAULT_SCHEMA_TYPE) -> Parsed:
+    """Parses and validates a schema of the type named, given the schemas its references name; every
+    problem becomes one 42201 with all the details (a type this registry does not store too)."""
     try:
-        return schema_type(type_name).parse(text, named_types)
+        return schema_type(type_name).parse(text, references)
     except UnknownSchemaType as exc:
         raise errors.InvalidSchema(str(exc)) from None
     except InvalidSchemaError as exc:

@@ -17,7 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
-from registry.schema_types import Parsed
+from registry.schema_types import Parsed, Reference
 from registry.service import errors
 from registry.service import schemas as schema_logic
 from registry.service.bodies import SchemaRequest
@@ -112,17 +112,18 @@ class Registry(RegistrationMixin, SettingsMixin, BrowsingMixin):
         """The parsed form of a stored schema, cached by id (parsing dominates compatibility checks)."""
         found = self.parsed_cache.get(stored.id)
         if found is None:
-            named = self._named_types(stored.references)
-            found = schema_logic.parse(stored.schema, named, stored.schema_type)
+            referenced = self._referenced(stored.references)
+            found = schema_logic.parse(stored.schema, referenced, stored.schema_type)
             self.parsed_cache.put(stored.id, found)
         return found
 
-    def _named_types(self, references: Sequence[dict]) -> list[Parsed]:
-        """Parsed schemas of the referenced subject versions (references resolved one level deep)."""
+    def _referenced(self, references: Sequence[dict]) -> list[Reference]:
+        """The referenced subject versions, parsed, under the names the referring schema uses (each
+        parsed with its own references, so one level here resolves them all)."""
         out = []
         for ref in references:
             view = self.get_version(str(ref["subject"]), int(ref["version"]), include_deleted=True)
-            out.append(self.parsed(view.schema))
+            out.append(Reference(str(ref["name"]), self.parsed(view.schema)))
         return out
 
     def parse_request(self, request: SchemaRequest) -> Parsed:
@@ -145,10 +146,10 @@ class Registry(RegistrationMixin, SettingsMixin, BrowsingMixin):
 
     def _parse_request(self, request: SchemaRequest) -> Parsed:
         try:
-            named = self._named_types([r.__dict__ for r in request.references])
+            referenced = self._referenced([r.__dict__ for r in request.references])
         except (errors.SubjectNotFound, errors.VersionNotFound) as exc:
             raise errors.InvalidSchema(f"Invalid schema reference: {exc.message}") from None
-        return schema_logic.parse(request.schema, named, request.schema_type)
+        return schema_logic.parse(request.schema, referenced, request.schema_type)
 
     # -- schemas by id ----------------------------------------------------------------------------
     def get_schema(self, schema_id: int) -> StoredSchema:

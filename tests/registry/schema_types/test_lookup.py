@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from registry.compatibility import CompatibilityLevel, InvalidSchemaError
-from registry.schema_types import SCHEMA_TYPE_NAMES, UnknownSchemaType, schema_type
+from registry.schema_types import SCHEMA_TYPE_NAMES, Reference, UnknownSchemaType, schema_type
 from registry.service.bodies import SchemaType
 
 REGISTRY = Path(__file__).resolve().parents[3] / "registry"
@@ -56,7 +56,7 @@ def test_avro_through_the_interface_parses_compares_and_diffs() -> None:
 def test_a_reference_s_named_types_are_known_to_the_schema_that_uses_them() -> None:
     avro = schema_type("AVRO")
     money = avro.parse(json.dumps({"type": "fixed", "name": "shop.Money", "size": 8}))
-    order = avro.parse(record({"name": "total", "type": "shop.Money"}), [money])
+    order = avro.parse(record({"name": "total", "type": "shop.Money"}), [Reference("money", money)])
     assert order.fingerprint != money.fingerprint
     with pytest.raises(InvalidSchemaError):
         avro.parse(record({"name": "total", "type": "shop.Money"}))
