@@ -17,11 +17,14 @@ schema is a finite graph and every walk over it can stop at a pair or node it ha
 
 from __future__ import annotations
 
+from collections import deque
+from contextlib import suppress
 from functools import cached_property
 from typing import Any
 
 from registry.compatibility.problems import pointer_join
-from registry.schema_types.json_schema.refs import REF_KEYWORDS, Place, Refs
+from registry.schema_types.json_schema.keywords import subschemas
+from registry.schema_types.json_schema.refs import REF_KEYWORDS, Place, Refs, Unresolved
 
 __all__ = ["Model", "Node"]
 
@@ -101,8 +104,11 @@ class Node:
                 return None
         if not isinstance(value, (dict, bool)):
             return None
-        place = self.model.refs.child(self.place, pointer_join(self.place.pointer, *tokens), value)
-        return self.model.node(place)
+        pointer = pointer_join(self.place.pointer, *tokens)
+        built = self.model.built(self.place.document.label, pointer)
+        if built is not None:
+            return built
+        return self.model.node(self.model.refs.child(self.place, pointer, value))
 
     @cached_property
     def parts(self) -> list[Node]:
@@ -129,7 +135,13 @@ class Node:
 
 
 class Model:
-    """The nodes of one schema (and the documents it refers to), built on demand."""
+    """The nodes of one schema (and the documents it refers to).
+
+    :meth:`build_all` builds every node reachable from the root, breadth first, so that ``$ref``s are
+    looked up near the top of the stack: the walks that follow (rules, tree, diff) recurse, and a lookup
+    deep in a recursion could exhaust the stack inside ``referencing``'s native code, where the error
+    is not a catchable ``RecursionError``.
+    """
 
     def __init__(self, refs: Refs) -> None:
         self.refs = refs
@@ -138,14 +150,40 @@ class Model:
     def root(self) -> Node:
         return self.node(self.refs.root())
 
+    def built(self, document: str, pointer: str) -> Node | None:
+        """The node already built for the schema at ``pointer`` of ``document``."""
+        return self._nodes.get((document, pointer))
+
     def node(self, place: Place) -> Node:
         """The node of the schema at ``place`` (its target, when it is only a ``$ref``)."""
-        place = self.refs.target(place)
         found = self._nodes.get(place.key)
         if found is None:
-            found = self._build(place)
+            target = self.refs.target(place)
+            found = self._nodes.get(target.key)
+            if found is None:
+                found = self._build(target)
+                self._nodes[target.key] = found
             self._nodes[place.key] = found
         return found
+
+    def build_all(self) -> Model:
+        """Builds the node of every schema reachable from the root; returns the model."""
+        todo = deque([self.refs.root()])
+        seen: set[tuple[str, str]] = set()
+        while todo:
+            place = todo.popleft()
+            if place.key in seen:
+                continue
+            seen.add(place.key)
+            self.node(place)
+            if place.ref() is not None:
+                with suppress(Unresolved):  # every ref resolved when its schema was parsed
+                    todo.append(self.refs.follow(place))
+            todo.extend(
+                self.refs.child(place, pointer, value)
+                for pointer, value in subschemas(place.value, place.pointer)
+            )
+        return self
 
     def _build(self, place: Place) -> Node:
         if place.value is False:

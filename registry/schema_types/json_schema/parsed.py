@@ -36,8 +36,8 @@ class ParsedJsonSchema:
 
     @cached_property
     def model(self) -> Model:
-        """The document as the rules see it, built as they walk it."""
-        return Model(self.refs)
+        """The document as the rules see it (built on first use)."""
+        return Model(self.refs).build_all()
 
     @property
     def label(self) -> str:
