@@ -16,17 +16,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urldefrag, urljoin
 
 from jsonschema_specifications import REGISTRY as METASCHEMAS
 from referencing import Registry, Resource
-from referencing._core import Resolver
 from referencing.exceptions import NoSuchAnchor, PointerToNowhere, Unresolvable
 
 from registry.compatibility.problems import SchemaProblem, pointer_join
 from registry.schema_types.json_schema.drafts import Draft
 from registry.schema_types.json_schema.keywords import ANNOTATIONS, subschemas
+
+if TYPE_CHECKING:
+    from referencing._core import Resolver  # the type of Registry.resolver(); not exported by the package
 
 __all__ = ["REF_KEYWORDS", "Document", "Place", "Refs", "Unresolved"]
 
