@@ -8,15 +8,16 @@ ones with the schema producers most likely still use.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeVar
 
 from registry.compatibility.hints import Incompatibility
 from registry.compatibility.kinds import CompatibilityLevel
 from registry.compatibility.parsed import ParsedSchema, check_reader_writer
 
 Direction = Literal["new_reads_old", "old_reads_new"]
+S = TypeVar("S")
 
 _DIRECTION_TEXT = {
     "new_reads_old": "the new schema cannot read data written with version {v}",
@@ -66,6 +67,17 @@ def check_compatibility(
     level: CompatibilityLevel | str,
 ) -> list[Conflict]:
     """Conflicts of ``new`` with ``existing`` (``(version, schema)``, oldest first) under ``level``."""
+    return conflicts_under(level, new, existing, check_reader_writer)
+
+
+def conflicts_under(
+    level: CompatibilityLevel | str,
+    new: S,
+    existing: Sequence[tuple[int, S]],
+    reader_writer: Callable[[S, S], list[Incompatibility]],
+) -> list[Conflict]:
+    """Conflicts of ``new`` with ``existing`` under ``level``, for any schema type whose rules are
+    ``reader_writer(reader, writer)``: why ``reader`` cannot read data written with ``writer``."""
     chosen = parse_level(level)
     if chosen is CompatibilityLevel.NONE or not existing:
         return []
@@ -73,9 +85,9 @@ def check_compatibility(
     conflicts: list[Conflict] = []
     for version, old in versions:
         if chosen.new_reads_old:
-            for inc in check_reader_writer(new, old):
+            for inc in reader_writer(new, old):
                 conflicts.append(Conflict(inc, version, "new_reads_old"))
         if chosen.old_reads_new:
-            for inc in check_reader_writer(old, new):
+            for inc in reader_writer(old, new):
                 conflicts.append(Conflict(inc, version, "old_reads_new"))
     return conflicts

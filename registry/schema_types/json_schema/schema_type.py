@@ -1,0 +1,50 @@
+"""JSON Schema as a schema type of the registry: the interface (``registry.schema_types.base``) over the
+parser, the rules, the diff and the field tree of this package."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from registry.compatibility import Change, CompatibilityLevel, Conflict
+from registry.compatibility.levels import conflicts_under
+from registry.schema_types.base import FieldTree, Parsed, Reference
+from registry.schema_types.json_schema.check import incompatibilities
+from registry.schema_types.json_schema.diff import diff_json_schemas
+from registry.schema_types.json_schema.parsed import ParsedJsonSchema
+from registry.schema_types.json_schema.parsing import parse_json_schema
+from registry.schema_types.json_schema.tree import field_tree
+
+__all__ = ["JsonSchema"]
+
+
+class JsonSchema:
+    """JSON schemas (drafts 4 to 2020-12), compared by Confluent's rules; references by ``$ref`` URI."""
+
+    name = "JSON"
+
+    def parse(self, text: str, references: Sequence[Reference] = ()) -> ParsedJsonSchema:
+        return parse_json_schema(text, references)
+
+    def conflicts(
+        self, new: Parsed, existing: Sequence[tuple[int, Parsed]], level: CompatibilityLevel | str
+    ) -> list[Conflict]:
+        return conflicts_under(level, _json(new), [(v, _json(s)) for v, s in existing], incompatibilities)
+
+    def reads(self, reader: Parsed, writer: Parsed) -> bool:
+        return not incompatibilities(_json(reader), _json(writer))
+
+    def diff(self, old: Parsed, new: Parsed) -> list[Change]:
+        return diff_json_schemas(_json(old), _json(new))
+
+    def field_tree(self, schema: Parsed) -> FieldTree:
+        return field_tree(_json(schema))
+
+    def readable(self, schema: Parsed) -> str:
+        return json.dumps(json.loads(_json(schema).identity), indent=2, sort_keys=True, ensure_ascii=False)
+
+
+def _json(schema: Parsed) -> ParsedJsonSchema:
+    if not isinstance(schema, ParsedJsonSchema):
+        raise TypeError(f"a JSON Schema rule was given a {schema.schema_type} schema")
+    return schema
