@@ -8,15 +8,16 @@ ones with the schema producers most likely still use.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeVar
 
 from registry.compatibility.hints import Incompatibility
 from registry.compatibility.kinds import CompatibilityLevel
 from registry.compatibility.parsed import ParsedSchema, check_reader_writer
 
 Direction = Literal["new_reads_old", "old_reads_new"]
+Schema = TypeVar("Schema")
 
 _DIRECTION_TEXT = {
     "new_reads_old": "the new schema cannot read data written with version {v}",
@@ -66,6 +67,17 @@ def check_compatibility(
     level: CompatibilityLevel | str,
 ) -> list[Conflict]:
     """Conflicts of ``new`` with ``existing`` (``(version, schema)``, oldest first) under ``level``."""
+    return compare_versions(new, existing, level, check_reader_writer)
+
+
+def compare_versions(
+    new: Schema,
+    existing: Sequence[tuple[int, Schema]],
+    level: CompatibilityLevel | str,
+    reader_writer: Callable[[Schema, Schema], list[Incompatibility]],
+) -> list[Conflict]:
+    """:func:`check_compatibility` for schemas of any type, whose rules ``reader_writer(reader, writer)``
+    say why a reader cannot read a writer's data: the levels mean the same for every type."""
     chosen = parse_level(level)
     if chosen is CompatibilityLevel.NONE or not existing:
         return []
@@ -73,9 +85,9 @@ def check_compatibility(
     conflicts: list[Conflict] = []
     for version, old in versions:
         if chosen.new_reads_old:
-            for inc in check_reader_writer(new, old):
+            for inc in reader_writer(new, old):
                 conflicts.append(Conflict(inc, version, "new_reads_old"))
         if chosen.old_reads_new:
-            for inc in check_reader_writer(old, new):
+            for inc in reader_writer(old, new):
                 conflicts.append(Conflict(inc, version, "old_reads_new"))
     return conflicts
