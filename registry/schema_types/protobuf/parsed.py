@@ -73,9 +73,3 @@ class ParsedProtobuf:
         from registry.schema_types.protobuf.model import Types
 
         return Types(self)
-
-    def file_named(self, name: str) -> FileDescriptorProto:
-        """The schema's file (``default``) or one of its dependencies, by name."""
-        if name == self.file.name:
-            return self.file
-        return next(f for f in self.dependencies if f.name == name)
