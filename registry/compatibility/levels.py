@@ -17,7 +17,7 @@ from registry.compatibility.kinds import CompatibilityLevel
 from registry.compatibility.parsed import ParsedSchema, check_reader_writer
 
 Direction = Literal["new_reads_old", "old_reads_new"]
-S = TypeVar("S")
+Schema = TypeVar("Schema")
 
 _DIRECTION_TEXT = {
     "new_reads_old": "the new schema cannot read data written with version {v}",
@@ -67,17 +67,17 @@ def check_compatibility(
     level: CompatibilityLevel | str,
 ) -> list[Conflict]:
     """Conflicts of ``new`` with ``existing`` (``(version, schema)``, oldest first) under ``level``."""
-    return conflicts_under(level, new, existing, check_reader_writer)
+    return compare_versions(new, existing, level, check_reader_writer)
 
 
-def conflicts_under(
+def compare_versions(
+    new: Schema,
+    existing: Sequence[tuple[int, Schema]],
     level: CompatibilityLevel | str,
-    new: S,
-    existing: Sequence[tuple[int, S]],
-    reader_writer: Callable[[S, S], list[Incompatibility]],
+    reader_writer: Callable[[Schema, Schema], list[Incompatibility]],
 ) -> list[Conflict]:
-    """Conflicts of ``new`` with ``existing`` under ``level``, for any schema type whose rules are
-    ``reader_writer(reader, writer)``: why ``reader`` cannot read data written with ``writer``."""
+    """:func:`check_compatibility` for schemas of any type, whose rules ``reader_writer(reader, writer)``
+    say why a reader cannot read a writer's data: the levels mean the same for every type."""
     chosen = parse_level(level)
     if chosen is CompatibilityLevel.NONE or not existing:
         return []

@@ -7,7 +7,7 @@ import json
 from collections.abc import Sequence
 
 from registry.compatibility import Change, CompatibilityLevel, Conflict
-from registry.compatibility.levels import conflicts_under
+from registry.compatibility.levels import compare_versions
 from registry.schema_types.base import FieldTree, Parsed, Reference
 from registry.schema_types.json_schema.check import incompatibilities
 from registry.schema_types.json_schema.diff import diff_json_schemas
@@ -29,7 +29,7 @@ class JsonSchema:
     def conflicts(
         self, new: Parsed, existing: Sequence[tuple[int, Parsed]], level: CompatibilityLevel | str
     ) -> list[Conflict]:
-        return conflicts_under(level, _json(new), [(v, _json(s)) for v, s in existing], incompatibilities)
+        return compare_versions(_json(new), [(v, _json(s)) for v, s in existing], level, incompatibilities)
 
     def reads(self, reader: Parsed, writer: Parsed) -> bool:
         return not incompatibilities(_json(reader), _json(writer))

@@ -1,0 +1,75 @@
+"""A parsed Protobuf schema: the text as given, its compiled file and the forms the registry compares."""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, ClassVar
+
+from google.protobuf.descriptor_pb2 import FileDescriptorProto
+from google.protobuf.message import Message
+
+from registry.schema_types.protobuf.options import readable_options
+from registry.schema_types.protobuf.printer import proto_text, syntax_of
+
+if TYPE_CHECKING:
+    from registry.schema_types.protobuf.model import Types
+
+
+@dataclass(frozen=True)
+class ParsedProtobuf:
+    """A valid Protobuf schema; build it with :func:`registry.schema_types.protobuf.parsing.parse_protobuf`.
+
+    ``file`` is the schema's compiled ``FileDescriptorProto`` (named ``default``, as Confluent names a
+    schema's own file), ``dependencies`` every file it imports, directly or not, each after the files it
+    imports, named by the import paths used. Both are shared and must not be changed.
+
+    ``canonical`` is the ``.proto`` text printed from ``file`` (:mod:`~.printer`): what two texts differing
+    only in layout, comments, option order or how they qualify type names share. The identity is the same
+    text: declaration order, options, defaults and JSON names all change what a schema is (Confluent's
+    own identity, ``canonicalString()``, also keeps declaration order and drops comments).
+    """
+
+    schema_type: ClassVar[str] = "PROTOBUF"
+    text: str
+    canonical: str
+    fingerprint: str
+    file: FileDescriptorProto = field(repr=False, compare=False)
+    dependencies: tuple[FileDescriptorProto, ...] = field(repr=False, compare=False)
+
+    @property
+    def identity(self) -> str:
+        return self.canonical
+
+    @property
+    def package(self) -> str:
+        return self.file.package
+
+    @property
+    def syntax(self) -> str:
+        return syntax_of(self.file)
+
+    def serialized(self) -> str:
+        """The base64 ``FileDescriptorProto``, as ``GET /schemas/ids/{id}?format=serialized`` answers."""
+        return base64.b64encode(self.file.SerializeToString(deterministic=True)).decode("ascii")
+
+    def normalized(self) -> str:
+        """The text Confluent's ``normalize=true`` would store (see :mod:`~.printer`)."""
+        return self._normalized
+
+    @cached_property
+    def _normalized(self) -> str:
+        return proto_text(self.readable_file, normalize=True)
+
+    @cached_property
+    def readable_file(self) -> Message:
+        """``file`` with its custom options readable (``(confluent.field_meta)``)."""
+        return readable_options(self.file, self.dependencies)
+
+    @cached_property
+    def types(self) -> Types:
+        """Every message and enum the schema can name, its own and its dependencies'."""
+        from registry.schema_types.protobuf.model import Types
+
+        return Types(self)
