@@ -1,4 +1,7 @@
-"""Tables made through the standalone metastore service are seen by an independent Spark application."""
+"""Tables made through the standalone metastore service are seen by an independent Spark application.
+
+Full tier: in the default tier `tests/loader/test_external_metastore.py` proves the same service shared
+by two applications, with a `loader run` as the first one."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ import textwrap
 import pytest
 
 from tests.fixtures.hive_metastore import HiveMetastore
+from tests.tiers import FULL
 
 pytestmark = pytest.mark.integration
 
@@ -29,6 +33,7 @@ def run_spark(metastore: HiveMetastore, body: str) -> str:
     return done.stdout
 
 
+@FULL
 def test_second_application_sees_tables_of_the_first(hive_metastore: HiveMetastore) -> None:
     run_spark(
         hive_metastore,

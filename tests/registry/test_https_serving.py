@@ -16,7 +16,7 @@ from click.testing import CliRunner, Result
 from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
 
 from registry.cli import main
-from tests.fixtures.registry_server import HttpsClient, RegistryProcess, users_database
+from tests.fixtures.registry_server import HttpsClient, RegistryProcess, start_registry, users_database
 from tests.fixtures.tls import Issued, registry_pki
 from tests.registry.schema_check import schemas
 
@@ -37,16 +37,22 @@ def tls_args(pki: dict[str, Issued], *extra: str) -> list[str]:
     return ["--certfile", str(pki["server"].cert), "--keyfile", str(pki["server"].key), *extra]
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def https_registry(
-    registry_factory: Callable[..., RegistryProcess], pki: dict[str, Issued], tmp_path: Path
+    pki: dict[str, Issued], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[RegistryProcess]:
-    """HTTPS with --auth, users "ci" (write on every subject) and "viewer" (read)."""
+    """HTTPS with --auth, users "ci" (write on every subject) and "viewer" (read): one server for the
+    module's tests (each pushes subjects of its own; one refused login is far below the throttle)."""
+    home = tmp_path_factory.mktemp("https-registry")
     users = [("ci", "write", ["--prefix", ""]), ("viewer", "read", [])]
-    database, _ = users_database(tmp_path / "auth.db", PASSWORD, users)
-    yield registry_factory(
-        database, workers=1, extra_args=[*tls_args(pki), "--auth"], https=HttpsClient(pki["ca"].cert)
+    database, _ = users_database(home / "auth.db", PASSWORD, users)
+    server = start_registry(
+        database, home, workers=1, extra_args=[*tls_args(pki), "--auth"], https=HttpsClient(pki["ca"].cert)
     )
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 def properties(tmp_path: Path, **values: str) -> Path:
