@@ -205,13 +205,15 @@ def test_a_maintain_killed_at_any_step_leaves_the_table_whole_and_the_next_one_f
     for point in points:
         killed = cli_harness.run_cli(*policy, command="maintain", env={"LOADER_CRASH_AT": point})
         assert killed.returncode == -signal.SIGKILL, f"{point}: {killed.returncode}\n{killed.stderr[-2000:]}"
-        if point != "maintain_after_record":  # killed before anything but the record was written
+        # Killed before anything but the record was written, nothing to count; after the last kill the
+        # application below counts first.
+        if point not in ("maintain_after_record", points[-1]):
             assert cli_harness.query_cli(count) == [{"c": 24, "d": 24}], f"after a kill at {point}"
 
-    # The maintain after the kills, one that removes the files replaced (no grace period), the table's
-    # count and the audit, in one application (a kill needs a process; what follows it does not): the
-    # reports as `loader maintain` prints them.
-    finished, cleaned, counted, audited = cli_harness.in_loader_application(
+    # The table as the last kill left it, the maintain after the kills, one that removes the files
+    # replaced (no grace period), the table's count and the audit, in one application (a kill needs a
+    # process; what follows it does not): the reports as `loader maintain` prints them.
+    left, finished, cleaned, counted, audited = cli_harness.in_loader_application(
         f"""
         import io
         from dataclasses import replace
@@ -220,14 +222,18 @@ def test_a_maintain_killed_at_any_step_leaves_the_table_whole_and_the_next_one_f
             out = io.StringIO()
             render(report, Console(file=out, width=200))
             return [report.exit_code, out.getvalue()]
+        left = [r.asDict() for r in spark.sql({count!r}).collect()]
         finished = printed(maintain(settings, spark))
         cleaned = printed(maintain(replace(settings, maintain_grace_minutes=0), spark))
         counted = [r.asDict() for r in spark.sql({count!r}).collect()]
-        results = [finished, cleaned, counted, json.loads(audit(settings, spark, QUARANTINE_TABLE).to_json())]
+        audited = json.loads(audit(settings, spark, QUARANTINE_TABLE).to_json())
+        results = [left, finished, cleaned, counted, audited]
         """,
         command="maintain",
         maintain_min_files=3,
     )
+    if points[-1] != "maintain_after_record":
+        assert left == [{"c": 24, "d": 24}], f"after a kill at {points[-1]}"
     assert finished[0] == 0, finished[1]
     assert "switch confirmed" in finished[1]  # the kill after the switch left it unconfirmed
     assert cleaned[0] == 0, cleaned[1]

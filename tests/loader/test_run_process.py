@@ -115,7 +115,12 @@ def test_a_second_run_exits_at_once_while_the_first_holds_the_lock(
         assert "not started: another loader run holds the lock" in second.stderr
         assert time.monotonic() - started < 20  # it did not wait for the first, nor start Spark
         assert first.poll() is None  # the first is still at work
-        paused.unlink(missing_ok=True)  # it goes on (if it is not there yet, it waits its 25 s)
+        # It took the lock before its JVM started: once it holds at its pause, it goes on when told.
+        while not paused.exists():
+            assert first.poll() is None, first.communicate()
+            assert time.monotonic() < deadline, "the first run never reached its pause"
+            time.sleep(0.2)
+        paused.unlink()
     finally:
         out, err = first.communicate(timeout=300)
     assert first.returncode == 0, err[-3000:]
