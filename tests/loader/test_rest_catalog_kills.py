@@ -20,18 +20,20 @@ pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first]
 
 # The default tier kills the steps whose state is on the catalog or the store and whose rerun reads it
 # there, each a state of its own: the table's commit in the catalog (the rerun finds its offsets in the
-# snapshot), the manifest on the store (the rerun reads it from there and completes it), the completion
-# half done (a move on the store is a copy and a delete: the rerun finds some sources gone). The full
-# tier kills every step from the table's making on. Before it, a killed run's state is the catalog's
+# snapshot), the manifest on the store (the rerun reads it from there and completes it). The full tier
+# kills every step from the table's making on, the completion half done among them: an Iceberg run's
+# manifest moves one file, its audit record, and the kill comes after that move returned (a copy and a
+# delete on the store), so its rerun finds the source gone and the target there, as Hive's rerun after
+# its own `after_first_move` does (test_run_process.py). Before it, a killed run's state is the catalog's
 # lock, which each kill here leaves for the next run to take over, and which test_rest_catalog_runs.py
 # leaves and takes over too; kills from outside land in the JVM's start, whatever the catalog, and are
 # the metastore's loop's (test_run_process.py).
-REST_STATE_POINTS = ("after_iceberg_commit", "after_manifest", "after_first_move")
+REST_STATE_POINTS = ("after_iceberg_commit", "after_manifest")
 REST_EVERY_POINT = ICEBERG_CRASH_POINTS[ICEBERG_CRASH_POINTS.index("after_table_ready") :]
 
 
 # The full tier's case: about 12 `loader run` processes one after the other, each with its catalog lock
-# and state on the store; the default tier's: 5.
+# and state on the store; the default tier's: 4.
 @pytest.mark.timeout(1500)
 @pytest.mark.parametrize(
     "crash_points",

@@ -72,10 +72,12 @@ def kill_from_outside(process: subprocess.Popen[str]) -> None:
 
 
 def killed_runs(
-    harness: Harness, points: Iterable[str], produce: Callable[[int], None], kill_after_s: float
+    harness: Harness, points: Iterable[str], produce: Callable[[int], None], kill_after_s: float | None
 ) -> None:
-    """Runs killed at each crash point (`produce(i)` before the i-th), then one more after `produce`
-    killed from outside after `kill_after_s`, wherever it is; the run that completes is the test's
+    """Runs killed at each crash point (`produce(i)` before the i-th), then `produce` once more and, with
+    `kill_after_s`, one more run killed from outside after that long, wherever it is (the full tier's: in
+    the default tier a kill from outside lands in the JVM's start, where a killed run leaves its lock
+    alone, as the crash points' kills do); the run that completes is the test's
     (`Harness.run_query_and_audit_cli`)."""
     points = list(points)
     for i, point in enumerate(points):
@@ -83,9 +85,10 @@ def killed_runs(
         done = harness.run_cli(env={"LOADER_CRASH_AT": point})
         assert done.returncode == -signal.SIGKILL, f"{point}: {done.returncode}\n{done.stderr[-2000:]}"
     produce(len(points))
-    process = start_cli(harness, {})
-    time.sleep(kill_after_s)
-    kill_from_outside(process)
+    if kill_after_s is not None:
+        process = start_cli(harness, {})
+        time.sleep(kill_after_s)
+        kill_from_outside(process)
 
 
 def lock_file(harness: Harness) -> Path:
@@ -131,15 +134,16 @@ def test_a_second_run_exits_at_once_while_the_first_holds_the_lock(
 # Hive: the run's files staged with no manifest (the rerun discards them), the manifest written (the
 # rerun completes it), the completion half done (some files moved, the rerun moves the rest). Iceberg:
 # where its rerun resumes from a state Spark sees for itself: the table made and empty, the table holding
-# the run's range (the rerun's write of it gets no row), the manifest written (the rerun completes it);
-# and once more after a whole range committed with nothing new (below). The steps between change files of
+# the run's range (the rerun's write of it gets no row); and once more after a whole range committed with
+# nothing new (below). Its manifest holds the audit file alone, and the rerun completes it as it completes
+# Hive's (the full tier kills it there too). The steps between change files of
 # the loader's own, the same for every format, and a kill from outside lands in the JVM's start, where a
 # killed run leaves its lock file alone (the lock's own tests take such a lock over). The same through a
 # REST catalog, whose state directory is on the object store (where a move is a copy):
 # test_rest_catalog_kills.py, a file of its own so that the test workers run it beside these
 # (pytest-xdist gives a worker a whole file).
 HIVE_STATE_POINTS = ("after_staging", "after_manifest", "after_first_move")
-ICEBERG_RESUME_POINTS = ("after_table_ready", "after_iceberg_commit", "after_manifest")
+ICEBERG_RESUME_POINTS = ("after_table_ready", "after_iceberg_commit")
 # The full tier's kills from outside: early (the process, or its JVM, starting) and late (the JVM started,
 # or the run at work on a fast machine).
 KILLED_FROM_OUTSIDE_AFTER_S = (3.0, 9.0)
@@ -278,11 +282,14 @@ def killed_at_every_step_then_run(
 
 
 # The default tier kills where the run's offsets, past its transactions' markers, are written and not
-# yet applied (the manifest), then from outside; the full tier before and after that too.
+# yet applied (the manifest); the full tier before and after that too, then from outside.
+TRANSACTIONAL_OWN_POINTS = ("after_manifest",)
+
+
 @pytest.mark.parametrize(
     "points",
     steps_by_tier(
-        ("after_manifest",), ("after_staging", "after_manifest", "after_first_move"), "its-own-step"
+        TRANSACTIONAL_OWN_POINTS, ("after_staging", "after_manifest", "after_first_move"), "its-own-step"
     ),
 )
 def test_killed_runs_over_a_transactional_topic_load_each_committed_record_once_and_no_aborted_one(
@@ -303,7 +310,8 @@ def test_killed_runs_over_a_transactional_topic_load_each_committed_record_once_
         )
         n += committed
 
-    killed_runs(cli_harness, points, lambda _: produce(5, 3), 8.0)
+    outside = None if points == TRANSACTIONAL_OWN_POINTS else 8.0
+    killed_runs(cli_harness, points, lambda _: produce(5, 3), outside)
     table = f"{cli_harness.database}.{table_name(topic)}"
     final, (loaded,), audited = cli_harness.run_query_and_audit_cli(
         f"SELECT _kafka_partition AS p, _kafka_offset AS o, n, target FROM {table}"
