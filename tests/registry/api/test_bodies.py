@@ -91,12 +91,12 @@ RULE = {"name": "r", "type": "CEL"}
 
 #: (body fields beside a valid schema, HTTP status, Confluent code, text of the message)
 SCHEMA_CASES = [
-    ({"schema": 42}, 422, 42201, "'schema' must be a non-blank string holding the schema's JSON, not 42"),
+    ({"schema": 42}, 422, 42201, "'schema' must be a non-blank string holding the schema's text, not 42"),
     ({"schema": "  "}, 422, 42201, "'schema' must be a non-blank string"),
     ({"schema": None}, 422, 42201, "'schema' must be a non-blank string"),
     ({"schema": BIG}, 422, 42209, "the limit is 16384"),
     ({"schema": "[" * 40 + "]" * 40}, 422, 42201, "Schema is nested deeper than 32 levels"),
-    ({"schemaType": "JSON"}, 422, 42201, "Schema type JSON is not supported: this registry stores AVRO"),
+    ({"schemaType": "XML"}, 422, 42201, "Schema type XML is not supported: this registry stores AVRO, JSON"),
     ({"schemaType": 1}, 422, 42201, "Schema type 1 is not supported"),
     ({"references": ""}, 422, 42201, "'references' must be a list of references."),
     ({"references": [{"name": 1}]}, 422, 42201, "'references[0].name' must be a string, not 1"),
