@@ -78,6 +78,29 @@ def test_enums_come_from_their_declarations() -> None:
     level = schemas["ConfigBody"]["properties"]["compatibility"]
     assert level == {"$ref": "#/components/schemas/CompatibilityLevel"}, "absent, but never null"
     assert schemas["ConfigBody"]["additionalProperties"] is False
+    for body_model in ("SchemaBody", "Schema"):
+        types = schemas[body_model]["properties"]["schemaType"]["anyOf"][0]["enum"]
+        assert types == ["AVRO", "JSON", "PROTOBUF"], body_model
+
+
+def test_every_get_of_a_schema_takes_a_format() -> None:
+    paths = openapi.paths(RegistryConfig())
+    takes = {
+        (path, method)
+        for path, operations in paths.items()
+        for method, operation in operations.items()
+        if any(parameter["name"] == "format" for parameter in operation["parameters"])
+    }
+    versions = "/subjects/{subject}/versions/{version}"
+    assert takes == {
+        ("/schemas/ids/{id}", "get"),
+        ("/schemas/ids/{id}/schema", "get"),
+        ("/schemas/guids/{guid}", "get"),
+        (versions, "get"),
+        (versions + "/schema", "get"),
+        ("/subjects/{subject}", "post"),
+        ("/subjects/{subject}/metadata", "get"),
+    }
 
 
 def test_contract_settings_have_the_names_of_the_contract_config() -> None:
