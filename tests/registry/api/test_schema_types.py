@@ -160,7 +160,9 @@ EVOLUTIONS = [
 ]
 
 
-@pytest.mark.parametrize(("schema_type", "v1", "compatible", "breaking", "path"), EVOLUTIONS)
+@pytest.mark.parametrize(
+    ("schema_type", "v1", "compatible", "breaking", "path"), EVOLUTIONS, ids=[e[0] for e in EVOLUTIONS]
+)
 def test_compatibility_within_a_type_names_the_path_the_rule_and_the_fix(
     client: FlaskClient, schema_type: str, v1: str, compatible: str, breaking: str, path: str
 ) -> None:
