@@ -1,1 +1,1 @@
-"""Confluent-compatible Avro schema registry and its compatibility rules."""
+"""Confluent-compatible schema registry (Avro, Protobuf, JSON Schema) and its compatibility rules."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from flask import Response, current_app, request
@@ -12,6 +13,7 @@ from registry.service import bodies, errors
 from registry.service import requests as parse
 from registry.service.bodies import SchemaRequest
 from registry.storage.repository import Registry
+from registry.storage.views import StoredSchema, VersionView
 
 CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
 ACCEPTED_CONTENT_TYPES = (CONTENT_TYPE, "application/vnd.schemaregistry+json", "application/json")
@@ -46,6 +48,16 @@ def paginate(items: list[Any]) -> list[Any]:
     if offset < 0 or limit < -1:
         raise errors.BadRequest("offset must be >= 0 and limit >= -1 (-1: no limit).")
     return items[offset:] if limit < 0 else items[offset : offset + limit]
+
+
+def in_format(stored: StoredSchema) -> StoredSchema:
+    """``stored`` in the ``format`` the request names (``serialized``: a Protobuf schema's descriptor)."""
+    return registry().formatted(stored, request.args.get("format", ""))
+
+
+def version_in_format(view: VersionView) -> VersionView:
+    """``view`` with its schema :func:`in_format`."""
+    return replace(view, schema=in_format(view.schema))
 
 
 def json_body() -> dict[str, Any]:

@@ -11,9 +11,8 @@ bp = Blueprint("compatibility", __name__)
 
 
 def _answer(subject: str, version: int | None) -> Response:
-    flag("normalize")  # accepted and validated; comparisons already use the normalized identity
     verbose = flag("verbose")
-    _level, conflicts = registry().check(subject, schema_body(), version)
+    _level, conflicts = registry().check(subject, schema_body(), version, normalize=flag("normalize"))
     body: dict[str, object] = {"is_compatible": not conflicts}
     if verbose:
         body["messages"] = schema_logic.describe(conflicts)

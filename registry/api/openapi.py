@@ -109,6 +109,12 @@ PAGE = [
 ]
 PREFIX = param("subjectPrefix", "query", {"type": "string"})
 GUID = param("guid", "path", {"type": "string", "format": "uuid"})
+#: A schema in a format of its type (Protobuf's ``serialized``: the base64 ``FileDescriptorProto``);
+#: none, or one its type does not have, answers the text as stored.
+FORMAT = {
+    **param("format", "query", {"type": "string"}),
+    "description": "serialized: a Protobuf schema as its base64 FileDescriptorProto; else the text as stored",
+}
 STRINGS = {"type": "array", "items": {"type": "string"}}
 INTS = {"type": "array", "items": {"type": "integer"}}
 
@@ -135,7 +141,7 @@ def _subject_paths(s: Obj) -> Obj:
         "/subjects/{subject}": {
             "post": op(
                 "Look a schema up in a subject",
-                [s, *flags("normalize", "deleted")],
+                [s, *flags("normalize", "deleted"), FORMAT],
                 responses(version_schema, "404", "413"),
                 bodies.SchemaBody,
             ),
@@ -155,12 +161,20 @@ def _subject_paths(s: Obj) -> Obj:
         "/subjects/{subject}/metadata": {
             "get": op(
                 "The newest version whose metadata has every key/value given",
-                [s, param("key", "query", STRINGS), param("value", "query", STRINGS), *flags("deleted")],
+                [
+                    s,
+                    param("key", "query", STRINGS),
+                    param("value", "query", STRINGS),
+                    *flags("deleted"),
+                    FORMAT,
+                ],
                 responses(version_schema, "404"),
             )
         },
         versions + "/{version}": {
-            "get": op("Get a version", [s, VERSION, *flags("deleted")], responses(version_schema, "404")),
+            "get": op(
+                "Get a version", [s, VERSION, *flags("deleted"), FORMAT], responses(version_schema, "404")
+            ),
             "delete": op(
                 "Delete a version",
                 [s, VERSION, *flags("permanent")],
@@ -169,7 +183,9 @@ def _subject_paths(s: Obj) -> Obj:
         },
         versions + "/{version}/schema": {
             "get": op(
-                "Get a version's schema text", [s, VERSION, *flags("deleted")], responses(ok({}), "404")
+                "Get a version's schema text",
+                [s, VERSION, *flags("deleted"), FORMAT],
+                responses(ok({}), "404"),
             )
         },
         versions + "/{version}/referencedby": {
@@ -206,7 +222,7 @@ def _schema_paths() -> Obj:
         },
         "/schemas/types": {"get": op("Supported schema types", [], {"200": ok(STRINGS)})},
         "/schemas/guids/{guid}": {
-            "get": op("Get a schema by GUID", [GUID], responses(ok(ref(bodies.Schema)), "404"))
+            "get": op("Get a schema by GUID", [GUID, FORMAT], responses(ok(ref(bodies.Schema)), "404"))
         },
         "/schemas/guids/{guid}/ids": {
             "get": op(
@@ -217,10 +233,10 @@ def _schema_paths() -> Obj:
         },
         "/contexts": {"get": op("Contexts (only the default one, '.')", PAGE, responses(ok(STRINGS)))},
         "/schemas/ids/{id}": {
-            "get": op("Get a schema by id", [SCHEMA_ID], responses(ok(ref(bodies.Schema)), "404"))
+            "get": op("Get a schema by id", [SCHEMA_ID, FORMAT], responses(ok(ref(bodies.Schema)), "404"))
         },
         "/schemas/ids/{id}/schema": {
-            "get": op("Get a schema's text by id", [SCHEMA_ID], responses(ok({}), "404"))
+            "get": op("Get a schema's text by id", [SCHEMA_ID, FORMAT], responses(ok({}), "404"))
         },
         "/schemas/ids/{id}/subjects": {
             "get": op("Subjects using a schema", [SCHEMA_ID, *by_subject], responses(ok(STRINGS), "404"))
@@ -269,7 +285,7 @@ def openapi_document(cfg: RegistryConfig) -> str:
     """The document as JSON text (built once per config)."""
     doc = {
         "openapi": "3.1.0",
-        "info": {"title": "Avro schema registry (Confluent Schema Registry API)", "version": "1"},
+        "info": {"title": "Schema registry (Confluent Schema Registry API)", "version": "1"},
         "paths": paths(cfg),
         "components": {"schemas": components(cfg)},
     }

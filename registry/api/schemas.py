@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, request
 
-from registry.api.common import CONTENT_TYPE, flag, paginate, registry, reply
+from registry.api.common import CONTENT_TYPE, flag, in_format, paginate, registry, reply
 from registry.schema_types import SCHEMA_TYPE_NAMES
 from registry.service import requests as parse
 
@@ -28,17 +28,17 @@ def schema_types() -> Response:
 
 @bp.get("/schemas/ids/<schema_id>")
 def get_schema(schema_id: int) -> Response:
-    return reply(registry().get_schema(schema_id).body())
+    return reply(in_format(registry().get_schema(schema_id)).body())
 
 
 @bp.get("/schemas/ids/<schema_id>/schema")
 def get_schema_text(schema_id: int) -> Response:
-    return Response(registry().get_schema(schema_id).schema, mimetype=CONTENT_TYPE)
+    return Response(in_format(registry().get_schema(schema_id)).schema, mimetype=CONTENT_TYPE)
 
 
 @bp.get("/schemas/guids/<guid>")
 def get_schema_by_guid(guid: str) -> Response:
-    return reply(registry().schema_by_guid(parse.parse_guid(guid)).body())
+    return reply(in_format(registry().schema_by_guid(parse.parse_guid(guid))).body())
 
 
 @bp.get("/schemas/guids/<guid>/ids")

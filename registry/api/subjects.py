@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, request
 
-from registry.api.common import CONTENT_TYPE, flag, paginate, registry, reply, schema_body
+from registry.api.common import (
+    CONTENT_TYPE,
+    flag,
+    paginate,
+    registry,
+    reply,
+    schema_body,
+    version_in_format,
+)
 from registry.service import requests as parse
 
 bp = Blueprint("subjects", __name__)
@@ -30,9 +38,10 @@ def register(subject: str) -> Response:
 @bp.post("/subjects/<subject>")
 def lookup(subject: str) -> Response:
     """Is this schema registered under the subject? Answers with its version and id."""
-    flag("normalize")  # validated; lookups always compare normalized identities
-    view = registry().lookup(subject, schema_body(), include_deleted=flag("deleted"))
-    return reply(view.body())
+    view = registry().lookup(
+        subject, schema_body(), include_deleted=flag("deleted"), normalize=flag("normalize")
+    )
+    return reply(version_in_format(view).body())
 
 
 @bp.delete("/subjects/<subject>")
@@ -50,14 +59,15 @@ def list_versions(subject: str) -> Response:
 
 @bp.get("/subjects/<subject>/versions/<version>")
 def get_version(subject: str, version: int) -> Response:
-    return reply(registry().get_version(subject, version, include_deleted=flag("deleted")).body())
+    view = registry().get_version(subject, version, include_deleted=flag("deleted"))
+    return reply(version_in_format(view).body())
 
 
 @bp.get("/subjects/<subject>/versions/<version>/schema")
 def get_version_schema(subject: str, version: int) -> Response:
-    """The schema text alone, exactly as registered."""
+    """The schema text alone, exactly as registered (or in the ``format`` asked for)."""
     view = registry().get_version(subject, version, include_deleted=flag("deleted"))
-    return Response(view.schema.schema, mimetype=CONTENT_TYPE)
+    return Response(version_in_format(view).schema.schema, mimetype=CONTENT_TYPE)
 
 
 @bp.get("/subjects/<subject>/versions/<version>/referencedby")
@@ -70,7 +80,7 @@ def latest_with_metadata(subject: str) -> Response:
     """The newest version whose metadata properties include every ``key``/``value`` pair given."""
     wanted = parse.metadata_query(request.args.getlist("key"), request.args.getlist("value"))
     view = registry().latest_with_metadata(subject, wanted, include_deleted=flag("deleted"))
-    return reply(view.body())
+    return reply(version_in_format(view).body())
 
 
 @bp.get("/contexts")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from enum import Enum
 
 from registry.compatibility.kinds import IncompatibilityKind as Kind
 from registry.compatibility.rules import PROMOTIONS, Found
@@ -18,9 +19,14 @@ from registry.compatibility.schema_model import PRIMITIVES, Node
 
 @dataclass(frozen=True)
 class Incompatibility:
-    """One reason the reader cannot read the writer's data, located in both schemas."""
+    """One reason the reader cannot read the writer's data, located in both schemas.
 
-    kind: Kind
+    ``kind`` names the rule broken: a ``(str, Enum)`` of the schema type's own kinds (Avro's
+    :class:`~registry.compatibility.kinds.IncompatibilityKind`, Protobuf's, JSON Schema's), whose value
+    the messages show.
+    """
+
+    kind: Enum
     reader_pointer: str
     writer_pointer: str
     path: str

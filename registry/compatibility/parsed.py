@@ -40,6 +40,11 @@ class ParsedSchema:
     model: Node | None = field(default=None, repr=False, compare=False)
     document: object = field(default=None, repr=False, compare=False)
 
+    @property
+    def normalized(self) -> str:
+        """What ``normalize=true`` registers: the identity form (whitespace and key order gone)."""
+        return self.identity
+
     @cached_property
     def rabin_fingerprint(self) -> int:
         """CRC-64-AVRO of the canonical form; computed on first use, as it is pure Python and rarely read."""

@@ -44,6 +44,9 @@ class Avro:
     def field_tree(self, schema: Parsed) -> FieldTree:
         return field_tree(_avro(schema))
 
+    def formatted(self, schema: Parsed, format: str) -> str | None:
+        return None  # Confluent's "resolved" (references inlined) is not implemented: the text as stored
+
     def readable(self, schema: Parsed) -> str:
         return json.dumps(json.loads(schema.identity), indent=2, ensure_ascii=False)
 

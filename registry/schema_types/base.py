@@ -41,6 +41,13 @@ class Parsed(Protocol):
         ...
 
     @property
+    def normalized(self) -> str:
+        """The text ``normalize=true`` registers, looks up and compares, as Confluent's ``normalize()``
+        makes it (Avro's and JSON Schema's: their identity form; Protobuf's: fields by number, options,
+        imports and reserved ranges sorted). It parses to a schema whose ``normalized`` is itself."""
+        ...
+
+    @property
     def fingerprint(self) -> str:
         """SHA-256 of the canonical form, in hex."""
         ...
@@ -114,6 +121,12 @@ class SchemaType(Protocol):
 
     def field_tree(self, schema: Parsed) -> FieldTree:
         """``schema`` as rows of fields."""
+        ...
+
+    def formatted(self, schema: Parsed, format: str) -> str | None:
+        """``schema`` in the type's ``format`` (``GET /schemas/ids/{id}?format=...``; Protobuf's
+        ``serialized``: the base64 ``FileDescriptorProto``), or None for a format the type does not have,
+        which answers the text as stored, as Confluent answers an unknown format."""
         ...
 
     def readable(self, schema: Parsed) -> str:

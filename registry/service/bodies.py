@@ -156,7 +156,7 @@ LevelSetting = Annotated[
 ]
 SchemaText = Annotated[
     str,
-    Field(alias="schema", pattern=r"\S", description="a non-blank string holding the schema's JSON"),
+    Field(alias="schema", pattern=r"\S", description="a non-blank string holding the schema's text"),
     SCHEMA_CHARS,
     AfterValidator(_within_limits),
     Refusal(errors.InvalidSchema),

@@ -12,7 +12,14 @@ import uuid
 from collections.abc import Sequence
 
 from registry.compatibility import Conflict, InvalidSchemaError
-from registry.schema_types import DEFAULT_SCHEMA_TYPE, Parsed, Reference, UnknownSchemaType, schema_type
+from registry.schema_types import (
+    DEFAULT_SCHEMA_TYPE,
+    Parsed,
+    Reference,
+    UnknownSchemaType,
+    schema_type,
+    type_change,
+)
 from registry.service import errors
 from registry.service.bodies import SchemaReferenceInput
 from registry.service.contracts import Metadata, RuleSet
@@ -73,10 +80,11 @@ def guid_for(identity_hash: str) -> str:
 
 
 def conflicts(new: Parsed, existing: Sequence[tuple[int, Parsed]], level: str) -> list[Conflict]:
-    """Conflicts of ``new`` with the stored versions (oldest first) under ``level``, by its type's rules."""
+    """Conflicts of ``new`` with the stored versions (oldest first) under ``level``, by its type's rules;
+    a version of another type is a conflict."""
     if not existing or level == "NONE":
         return []
-    return schema_type(new.schema_type).conflicts(new, list(existing), level)
+    return type_change.conflicts(schema_type(new.schema_type), new, list(existing), level)
 
 
 def describe(found: Sequence[Conflict]) -> list[str]:

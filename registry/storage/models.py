@@ -67,7 +67,7 @@ class SchemaRecord(Base):
     guid: Mapped[str | None] = mapped_column(String(36))
     schema_type: Mapped[str] = mapped_column(String(16), default="AVRO")
     schema_text: Mapped[str] = mapped_column(Text)
-    #: sha256 of the Avro Parsing Canonical Form, kept for clients that look schemas up by fingerprint.
+    #: sha256 of the type's canonical form (Avro's Parsing Canonical Form), for lookups by fingerprint.
     fingerprint: Mapped[str] = mapped_column(String(64), index=True)
     #: JSON list of {"name", "subject", "version"}; also normalized into ``schema_references``.
     references_json: Mapped[str] = mapped_column(Text, default="[]")

@@ -96,7 +96,7 @@ class RegistrationMixin:
         def _stored(self, record: SchemaRecord) -> StoredSchema: ...
         def _schema_in(self, session: Session, schema_id: int) -> StoredSchema: ...
         def parsed(self, stored: StoredSchema) -> Parsed: ...
-        def parse_request(self, request: SchemaRequest) -> Parsed: ...
+        def parse_request(self, request: SchemaRequest, normalize: bool = False) -> Parsed: ...
 
     # -- what a request becomes -------------------------------------------------------------------
     def _candidate(
@@ -135,8 +135,8 @@ class RegistrationMixin:
     # -- registration -----------------------------------------------------------------------------
     def register(self, subject: str, request: SchemaRequest, normalize: bool = False) -> Registered:
         """Registers ``request`` under ``subject``; already live with its contract: that id and version."""
-        parsed = self.parse_request(request)
-        text_to_store = parsed.identity if normalize else request.schema
+        parsed = self.parse_request(request, normalize)
+        text_to_store = parsed.text  # normalized: the normalized text; else the text as sent
         if request.id is None:
             cache_key = (subject, _request_key(parsed, request))
             hit = self.registered_cache.get(cache_key)
@@ -276,10 +276,13 @@ class RegistrationMixin:
         return record
 
     # -- lookup and compatibility -----------------------------------------------------------------
-    def lookup(self, subject: str, request: SchemaRequest, include_deleted: bool) -> VersionView:
+    def lookup(
+        self, subject: str, request: SchemaRequest, include_deleted: bool, normalize: bool = False
+    ) -> VersionView:
         """The version of ``subject`` holding this schema (``POST /subjects/{s}``): first as sent, then as
-        a registration would complete it (the previous version's contract, the config's), as Confluent."""
-        parsed = self.parse_request(request)
+        a registration would complete it (the previous version's contract, the config's), as Confluent;
+        ``normalize``, as the registration's ``normalize=true`` stored it."""
+        parsed = self.parse_request(request, normalize)
         exact, _, _ = _request_key(parsed, request)
 
         def work(session: Session) -> VersionView:
@@ -297,18 +300,22 @@ class RegistrationMixin:
 
         return self._read(work)
 
-    def check(self, subject: str, request: SchemaRequest, version: int | None) -> tuple[str, list[Conflict]]:
+    def check(
+        self, subject: str, request: SchemaRequest, version: int | None, normalize: bool = False
+    ) -> tuple[str, list[Conflict]]:
         """Conflicts of a candidate with one version (``version``) or with the subject's history; the
         candidate is completed as a registration would be, so the answer is the registration's."""
-        found = self.check_detailed(subject, request, version)
+        found = self.check_detailed(subject, request, version, normalize)
         return found.level, found.conflicts
 
-    def check_detailed(self, subject: str, request: SchemaRequest, version: int | None) -> CheckOutcome:
+    def check_detailed(
+        self, subject: str, request: SchemaRequest, version: int | None, normalize: bool = False
+    ) -> CheckOutcome:
         """:meth:`check` with what it compared: the versions, and the candidate's compatibility group.
 
         The API's ``/compatibility`` answers from this, and the page's check shows it, so both compare the
         same versions the same way (references resolved from the registry)."""
-        parsed = self.parse_request(request)
+        parsed = self.parse_request(request, normalize)
 
         def work(session: Session) -> tuple[str, list[tuple[int, Parsed]], str | None, str | None]:
             state = q.state(session)

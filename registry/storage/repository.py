@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
-from registry.schema_types import Parsed, Reference
+from registry.schema_types import Parsed, Reference, schema_type
 from registry.service import errors
 from registry.service import schemas as schema_logic
 from registry.service.bodies import SchemaRequest
@@ -117,6 +118,14 @@ class Registry(RegistrationMixin, SettingsMixin, BrowsingMixin):
             self.parsed_cache.put(stored.id, found)
         return found
 
+    def formatted(self, stored: StoredSchema, format: str) -> StoredSchema:
+        """``stored`` with its text in its type's ``format`` (``?format=serialized``); unchanged for no
+        format or one its type does not have, as Confluent answers then."""
+        if not format.strip():
+            return stored
+        text = schema_type(stored.schema_type).formatted(self.parsed(stored), format.strip())
+        return stored if text is None else replace(stored, schema=text)
+
     def _referenced(self, references: Sequence[dict]) -> list[Reference]:
         """The referenced subject versions, parsed, under the names the referring schema uses (each
         parsed with its own references, so one level here resolves them all)."""
@@ -126,13 +135,21 @@ class Registry(RegistrationMixin, SettingsMixin, BrowsingMixin):
             out.append(Reference(str(ref["name"]), self.parsed(view.schema)))
         return out
 
-    def parse_request(self, request: SchemaRequest) -> Parsed:
-        """Parses a request's schema, resolving its references; a missing reference is 42201.
+    def parse_request(self, request: SchemaRequest, normalize: bool = False) -> Parsed:
+        """Parses a request's schema, resolving its references; a missing reference is 42201. With
+        ``normalize`` (Confluent's ``normalize=true``), the schema parsed from the text its type
+        normalizes it to: what is then registered, looked up and compared.
 
         Clients re-send the same schema text constantly (serializers on every start), so parses of
         texts up to :data:`PARSE_CACHE_MAX_CHARS` without references are remembered by type and text (one
         text can be a schema of two types: ``{"type": "string"}``).
         """
+        parsed = self._parse_remembered(request)
+        if normalize and parsed.normalized != request.schema:
+            parsed = self._parse_remembered(replace(request, schema=parsed.normalized))
+        return parsed
+
+    def _parse_remembered(self, request: SchemaRequest) -> Parsed:
         cacheable = len(request.schema) <= PARSE_CACHE_MAX_CHARS and not request.references
         key = (request.schema_type, request.schema)
         if cacheable:

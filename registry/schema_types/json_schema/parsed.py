@@ -34,6 +34,11 @@ class ParsedJsonSchema:
     draft: Draft = field(compare=False, repr=False)
     refs: Refs = field(compare=False, hash=False, repr=False)
 
+    @property
+    def normalized(self) -> str:
+        """What ``normalize=true`` registers: the canonical document."""
+        return self.canonical
+
     @cached_property
     def model(self) -> Model:
         """The document as the rules see it (built on first use)."""

@@ -40,6 +40,9 @@ class JsonSchema:
     def field_tree(self, schema: Parsed) -> FieldTree:
         return field_tree(_json(schema))
 
+    def formatted(self, schema: Parsed, format: str) -> str | None:
+        return None  # Confluent's JSON Schema has no format of its own either
+
     def readable(self, schema: Parsed) -> str:
         return json.dumps(json.loads(_json(schema).identity), indent=2, sort_keys=True, ensure_ascii=False)
 

@@ -23,7 +23,7 @@ def word(finding: Finding, path: str) -> Incompatibility:
     """``finding`` as an incompatibility at ``path`` (the dotted path, the reader's root label first)."""
     wording = _WORDING.get(finding.kind, _fallback)
     message, hint = wording(finding, path)
-    return Incompatibility(finding.kind, finding.reader, finding.writer, path, message, hint)  # type: ignore[arg-type]
+    return Incompatibility(finding.kind, finding.reader, finding.writer, path, message, hint)
 
 
 def _fallback(finding: Finding, path: str) -> tuple[str, str]:

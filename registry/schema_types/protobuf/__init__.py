@@ -23,6 +23,9 @@ from registry.schema_types.protobuf.rules import differences
 from registry.schema_types.protobuf.tree import field_tree
 from registry.schema_types.protobuf.wording import incompatibility
 
+#: The format (``?format=serialized``) Confluent's clients read a Protobuf schema in.
+SERIALIZED = "serialized"
+
 
 class Protobuf:
     """Protobuf schemas (``.proto`` text or a base64 ``FileDescriptorProto``; references by import path)."""
@@ -46,6 +49,11 @@ class Protobuf:
 
     def field_tree(self, schema: Parsed) -> FieldTree:
         return field_tree(_protobuf(schema))
+
+    def formatted(self, schema: Parsed, format: str) -> str | None:
+        if format == SERIALIZED:
+            return _protobuf(schema).serialized()
+        return None  # Confluent's ignore_extensions is not implemented: the text as stored
 
     def readable(self, schema: Parsed) -> str:
         return _protobuf(schema).canonical

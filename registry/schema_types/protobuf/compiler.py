@@ -32,6 +32,11 @@ from registry.schema_types.protobuf import worker
 COMPILE_TIMEOUT_SECONDS = 10.0
 
 _MESSAGE = re.compile(r"^(?P<file>[^:\n]+?):(?:(?P<line>\d+):(?P<column>\d+):)? ?(?P<text>.*)$")
+#: protobuf's C++ library logs some refusals (a descriptor's invalid names) through abseil, with a
+#: severity, a time, a thread and a source line before the text; and once a notice that logging is not
+#: set up. Neither is for the person who sent the schema.
+_ABSL_LOG = re.compile(r"[IWEF]\d{4} [\d:.]+\s+\d+ [\w.]+:\d+\] (?P<text>.*)")
+_ABSL_NOTICE = "All log messages before absl::InitializeLog() is called are written to STDERR"
 
 
 @dataclass(frozen=True)
@@ -178,6 +183,11 @@ def _read_exactly(fd: int, size: int, deadline: float) -> bytes:
 def _messages(output: str) -> list[CompilerMessage]:
     found = []
     for line in output.splitlines():
+        if _ABSL_NOTICE in line:
+            continue
+        logged = _ABSL_LOG.match(line.strip())
+        if logged is not None:  # protobuf's C++ library logging, not protoc's report: its text only
+            line = logged["text"]
         match = _MESSAGE.match(line.strip())
         if match is None:
             if line.strip():

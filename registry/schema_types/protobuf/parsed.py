@@ -54,12 +54,9 @@ class ParsedProtobuf:
         """The base64 ``FileDescriptorProto``, as ``GET /schemas/ids/{id}?format=serialized`` answers."""
         return base64.b64encode(self.file.SerializeToString(deterministic=True)).decode("ascii")
 
+    @cached_property
     def normalized(self) -> str:
         """The text Confluent's ``normalize=true`` would store (see :mod:`~.printer`)."""
-        return self._normalized
-
-    @cached_property
-    def _normalized(self) -> str:
         return proto_text(self.readable_file, normalize=True)
 
     @cached_property

@@ -20,7 +20,7 @@ def incompatibility(found: Found) -> Incompatibility:
     """``found`` (an incompatible difference from the writer to the reader) worded and located."""
     message, hint = _WORDING[found.kind](found)
     return Incompatibility(
-        found.kind,  # type: ignore[arg-type]  # a Protobuf kind; see the report on Incompatibility.kind
+        found.kind,
         reader_pointer=found.update_pointer,
         writer_pointer=found.original_pointer,
         path=found.path,

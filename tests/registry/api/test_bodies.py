@@ -78,6 +78,29 @@ def test_enums_come_from_their_declarations() -> None:
     level = schemas["ConfigBody"]["properties"]["compatibility"]
     assert level == {"$ref": "#/components/schemas/CompatibilityLevel"}, "absent, but never null"
     assert schemas["ConfigBody"]["additionalProperties"] is False
+    for body_model in ("SchemaBody", "Schema"):
+        types = schemas[body_model]["properties"]["schemaType"]["anyOf"][0]["enum"]
+        assert types == ["AVRO", "JSON", "PROTOBUF"], body_model
+
+
+def test_every_get_of_a_schema_takes_a_format() -> None:
+    paths = openapi.paths(RegistryConfig())
+    takes = {
+        (path, method)
+        for path, operations in paths.items()
+        for method, operation in operations.items()
+        if any(parameter["name"] == "format" for parameter in operation["parameters"])
+    }
+    versions = "/subjects/{subject}/versions/{version}"
+    assert takes == {
+        ("/schemas/ids/{id}", "get"),
+        ("/schemas/ids/{id}/schema", "get"),
+        ("/schemas/guids/{guid}", "get"),
+        (versions, "get"),
+        (versions + "/schema", "get"),
+        ("/subjects/{subject}", "post"),
+        ("/subjects/{subject}/metadata", "get"),
+    }
 
 
 def test_contract_settings_have_the_names_of_the_contract_config() -> None:
@@ -91,12 +114,12 @@ RULE = {"name": "r", "type": "CEL"}
 
 #: (body fields beside a valid schema, HTTP status, Confluent code, text of the message)
 SCHEMA_CASES = [
-    ({"schema": 42}, 422, 42201, "'schema' must be a non-blank string holding the schema's JSON, not 42"),
+    ({"schema": 42}, 422, 42201, "'schema' must be a non-blank string holding the schema's text, not 42"),
     ({"schema": "  "}, 422, 42201, "'schema' must be a non-blank string"),
     ({"schema": None}, 422, 42201, "'schema' must be a non-blank string"),
     ({"schema": BIG}, 422, 42209, "the limit is 16384"),
     ({"schema": "[" * 40 + "]" * 40}, 422, 42201, "Schema is nested deeper than 32 levels"),
-    ({"schemaType": "JSON"}, 422, 42201, "Schema type JSON is not supported: this registry stores AVRO"),
+    ({"schemaType": "XML"}, 422, 42201, "Schema type XML is not supported: this registry stores AVRO, JSON"),
     ({"schemaType": 1}, 422, 42201, "Schema type 1 is not supported"),
     ({"references": ""}, 422, 42201, "'references' must be a list of references."),
     ({"references": [{"name": 1}]}, 422, 42201, "'references[0].name' must be a string, not 1"),

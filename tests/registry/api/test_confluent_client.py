@@ -56,7 +56,7 @@ def test_register_lookup_versions_and_get_by_id(
     assert json.loads(client.get_schema(second).schema_str) == json.loads(V2)
     assert subject in client.get_subjects()
     assert subject in client.get_subjects_by_schema_id(first), "other tests may share the schema"
-    assert client.get_schema_types() == ["AVRO"]
+    assert client.get_schema_types() == ["AVRO", "JSON", "PROTOBUF"]
 
 
 def test_compatibility_settings_and_tests(client: SchemaRegistryClient, topic: str) -> None:

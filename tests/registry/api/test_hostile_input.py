@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import base64
 import json
+import time
+from pathlib import Path
 
 import pytest
 from flask.testing import FlaskClient
+from google.protobuf.descriptor_pb2 import FileDescriptorProto
 
+from registry.api import create_app
+from registry.config import RegistryConfig
 from tests.registry.api.helpers import CT, body, record
 
 V1 = record(id="long")
@@ -54,10 +60,77 @@ def test_invalid_avro_and_unsupported_types_are_42201(client: FlaskClient) -> No
     assert_error(client.post("/subjects/s/versions", json=body('{"type": "recor"}')), 422, 42201)
     bad_default = record(id=("long", "not a number"))
     assert_error(client.post("/subjects/s/versions", json=body(bad_default)), 422, 42201)
-    proto = body('syntax = "proto3"; message M {}', schemaType="PROTOBUF")
-    resp = client.post("/subjects/s/versions", json=proto)
+    resp = client.post("/subjects/s/versions", json=body("<schema/>", schemaType="XML"))
     assert_error(resp, 422, 42201)
-    assert "AVRO" in resp.get_json()["message"]
+    assert "stores AVRO, JSON, PROTOBUF schemas only" in resp.get_json()["message"]
+
+
+def _nested_messages(depth: int) -> str:
+    return 'syntax = "proto3"; ' + "".join(f"message M{i} {{ " for i in range(depth)) + "}" * depth
+
+
+def _descriptor(nesting: int = 1, package: bytes = b"shop") -> str:
+    """A base64 ``FileDescriptorProto`` (what confluent-kafka's serializer sends), built by hand: messages
+    nested ``nesting`` deep, in ``package`` (any bytes, as a hostile client may send)."""
+    file = FileDescriptorProto(name="x.proto", syntax="proto3")
+    message = file.message_type.add(name="M0")
+    for depth in range(1, nesting):
+        message = message.nested_type.add(name=f"M{depth}")
+    raw = file.SerializeToString() + b"\x12" + bytes([len(package)]) + package  # field 2: the package
+    return base64.b64encode(raw).decode()
+
+
+JSON_LOOP = {"$ref": "#/$defs/a", "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}}
+#: (schemaType, schema, what the 42201's message says): hostile schemas of each type, each refused clearly.
+REFUSED = [
+    ("PROTOBUF", _nested_messages(32), "maximum recursion limit for nested messages"),
+    ("PROTOBUF", _descriptor(nesting=40), "maximum recursion limit for nested messages"),
+    ("PROTOBUF", _descriptor(package=b"sh\xffop"), "Invalid symbol name"),
+    ("PROTOBUF", 'syntax = "proto3"; message M { string s = 1 [json_name = "\udcff"]; }', "'schema'"),
+    ("PROTOBUF", 'syntax = "proto3"; message M { Missing m = 1; }', '"Missing" is not defined'),
+    ("PROTOBUF", 'import "shop/customer.proto"; message M {}', 'name a reference "shop/customer.proto"'),
+    ("PROTOBUF", "bm90IGEgc2NoZW1h", "neither .proto text nor a base64-encoded FileDescriptorProto"),
+    ("JSON", '{"properties": {"a": ' * 40 + "{}" + "}}" * 40, "nested deeper than 32 levels"),
+    ("JSON", json.dumps(JSON_LOOP), "is a loop"),
+    ("JSON", '{"title": "\\udcff"}', "lone surrogate U+DCFF"),
+    ("JSON", '{"$ref": "customer.json"}', "add a reference named 'customer.json'"),
+    ("JSON", '{"type": "strin"}', "not valid draft-07"),
+]
+
+
+@pytest.mark.parametrize(("schema_type", "schema", "said"), REFUSED)
+def test_hostile_protobuf_and_json_schemas_are_a_clear_42201(
+    client: FlaskClient, schema_type: str, schema: str, said: str
+) -> None:
+    started = time.monotonic()
+    resp = client.post("/subjects/s/versions", json=body(schema, schemaType=schema_type))
+    assert_error(resp, 422, 42201)
+    assert said in resp.get_json()["message"]
+    assert time.monotonic() - started < 5
+
+
+def test_recursive_types_and_huge_enums_of_each_type_are_registered_and_compared(tmp_path: Path) -> None:
+    roomy = RegistryConfig(database_url=f"sqlite:///{tmp_path / 'r.db'}", max_body_bytes=2 * 1024 * 1024)
+    client = create_app(roomy).test_client()
+    node = 'syntax = "proto3"; message Node { Node next = 1; repeated Node kids = 2; %s }'
+    tree = '{"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#"}}%s}}'
+    symbols = " ".join(f"V{i} = {i};" for i in range(20_000))
+    schemas = [
+        ("PROTOBUF", node % "", node % "string label = 3;"),
+        ("JSON", tree % ', "label": {"type": "string"}', tree % ""),
+        (
+            "PROTOBUF",
+            f'syntax = "proto3"; enum Big {{ {symbols} }}',
+            f'syntax = "proto3"; enum Big {{ {symbols} V = 20000; }}',
+        ),
+        ("JSON", json.dumps({"enum": list(range(50_000))}), json.dumps({"enum": list(range(50_001))})),
+    ]
+    started = time.monotonic()
+    for number, (schema_type, first, second) in enumerate(schemas):
+        for schema in (first, second):
+            resp = client.post(f"/subjects/s{number}/versions", json=body(schema, schemaType=schema_type))
+            assert resp.status_code == 200, resp.get_json()
+    assert time.monotonic() - started < 20
 
 
 @pytest.mark.parametrize("subject", ["bad%00name", "tab%09name", "nl%0Aname", "%7F", "%20%20"])

@@ -66,5 +66,5 @@ def test_schema_request_limits() -> None:
         schema_request({"schema": schema}, Limits(5, 8))
     with pytest.raises(errors.InvalidSchema):
         schema_request({"schema": "[" * 10 + "]" * 10}, Limits(100, 8))
-    with pytest.raises(errors.InvalidSchema, match="AVRO"):
-        schema_request({"schema": schema, "schemaType": "JSON"}, Limits(100, 8))
+    with pytest.raises(errors.InvalidSchema, match="AVRO, JSON, PROTOBUF"):
+        schema_request({"schema": schema, "schemaType": "XML"}, Limits(100, 8))

@@ -75,7 +75,7 @@ def test_schema_by_id_endpoints(client: FlaskClient) -> None:
         {"subject": "b-value", "version": 1},
     ]
     assert error_code(client.get("/schemas/ids/999")) == 40403
-    assert client.get("/schemas/types").get_json() == ["AVRO"]
+    assert client.get("/schemas/types").get_json() == ["AVRO", "JSON", "PROTOBUF"]
 
 
 def test_lookup_finds_registered_schema_and_reports_missing_ones(client: FlaskClient) -> None:

@@ -10,8 +10,15 @@ from pathlib import Path
 import pytest
 
 from registry.compatibility import CompatibilityLevel, InvalidSchemaError
-from registry.schema_types import SCHEMA_TYPE_NAMES, Reference, UnknownSchemaType, schema_type
-from registry.service.bodies import SchemaType
+from registry.schema_types import (
+    SCHEMA_TYPE_NAMES,
+    Parsed,
+    Reference,
+    SchemaType,
+    UnknownSchemaType,
+    schema_type,
+)
+from registry.service import bodies
 
 REGISTRY = Path(__file__).resolve().parents[3] / "registry"
 # What the rest of the registry may take from Avro's package: what every type shares.
@@ -23,16 +30,40 @@ def record(*fields: dict) -> str:
 
 
 def test_the_lookup_names_the_types_it_has_and_refuses_others_naming_them() -> None:
-    assert SCHEMA_TYPE_NAMES == ("AVRO",)
-    assert schema_type("AVRO").name == "AVRO"
+    assert SCHEMA_TYPE_NAMES == ("AVRO", "JSON", "PROTOBUF")
+    assert [schema_type(name).name for name in SCHEMA_TYPE_NAMES] == ["AVRO", "JSON", "PROTOBUF"]
     with pytest.raises(
-        UnknownSchemaType, match=r"Schema type XML is not supported: this registry stores AVRO "
+        UnknownSchemaType,
+        match=r"Schema type XML is not supported: this registry stores AVRO, JSON, PROTOBUF schemas only",
     ):
         schema_type("XML")
 
 
+#: A small schema of each type, for the interface's members.
+SAMPLES = {
+    "AVRO": record({"name": "id", "type": "long"}),
+    "JSON": '{"type": "object", "properties": {"id": {"type": "integer"}}}',
+    "PROTOBUF": 'syntax = "proto3"; package shop; message Order { int64 id = 1; }',
+}
+
+
+def _members(protocol: type) -> set[str]:
+    return {name for name in vars(protocol) if not name.startswith("_")}
+
+
+@pytest.mark.parametrize("name", SCHEMA_TYPE_NAMES)
+def test_each_type_has_every_member_of_the_interface(name: str) -> None:
+    kind = schema_type(name)
+    assert _members(SchemaType) <= set(dir(kind))
+    parsed = kind.parse(SAMPLES[name])
+    assert _members(Parsed) <= set(dir(parsed))
+    assert parsed.schema_type == name
+    assert kind.parse(parsed.normalized).normalized == parsed.normalized
+    assert kind.formatted(parsed, "no-such-format") is None
+
+
 def test_the_api_accepts_the_types_the_lookup_has() -> None:
-    assert SchemaType.__args__ == SCHEMA_TYPE_NAMES  # type: ignore[attr-defined]
+    assert bodies.SchemaType.__args__ == SCHEMA_TYPE_NAMES  # type: ignore[attr-defined]
 
 
 def test_avro_through_the_interface_parses_compares_and_diffs() -> None:

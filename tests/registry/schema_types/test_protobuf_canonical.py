@@ -84,7 +84,7 @@ def test_declaration_order_is_part_of_the_schema_but_not_of_the_normalized_form(
     )
     original, reordered = parse_protobuf(WRITTEN), parse_protobuf(swapped)
     assert original.fingerprint != reordered.fingerprint
-    assert original.normalized() == reordered.normalized()
+    assert original.normalized == reordered.normalized
 
 
 def test_the_normalized_form_sorts_as_confluent_normalizes() -> None:
@@ -94,7 +94,7 @@ def test_the_normalized_form_sorts_as_confluent_normalizes() -> None:
         "  optional int32 a = 1;\n  reserved 7, 4 to 5;\n}\n"
         "enum E { option allow_alias = true; E_B = 1; E_A = 0; E_C = 1; }\n"
     )
-    assert parsed.normalized() == (
+    assert parsed.normalized == (
         'import "confluent/meta.proto";\n'
         'import "google/protobuf/timestamp.proto";\n'
         "\n"
@@ -116,7 +116,7 @@ def test_the_normalized_form_sorts_as_confluent_normalizes() -> None:
         "  E_C = 1;\n"
         "}\n"
     )
-    assert parse_protobuf(parsed.normalized()).normalized() == parsed.normalized()
+    assert parse_protobuf(parsed.normalized).normalized == parsed.normalized
 
 
 def test_json_names_defaults_and_proto3_optional_are_kept() -> None:
