@@ -2,16 +2,18 @@
 
 The API, storage, the schema check and the page look a schema's type up here (:func:`schema_type`) and
 ask it everything about its schemas; none of them branches on a type's name. A type is its own modules
-(``avro`` and its field tree ``avro_tree``, over the Avro rules of ``registry.compatibility``) and one
-entry in ``_TYPES``.
+(``avro`` and its field tree ``avro_tree``, over the Avro rules of ``registry.compatibility``; the packages
+``json_schema`` and ``protobuf``) and one entry in ``_TYPES``.
 """
 
 from __future__ import annotations
 
 from registry.schema_types.avro import Avro
 from registry.schema_types.base import FieldRow, FieldTree, Parsed, Reference, SchemaType
+from registry.schema_types.json_schema import JsonSchema
+from registry.schema_types.protobuf import Protobuf
 
-_TYPES: dict[str, SchemaType] = {t.name: t for t in (Avro(),)}
+_TYPES: dict[str, SchemaType] = {t.name: t for t in (Avro(), JsonSchema(), Protobuf())}
 
 #: The type a schema is when a request or an answer names none (``schemaType`` absent), as Confluent's.
 DEFAULT_SCHEMA_TYPE = "AVRO"

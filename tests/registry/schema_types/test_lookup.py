@@ -23,10 +23,11 @@ def record(*fields: dict) -> str:
 
 
 def test_the_lookup_names_the_types_it_has_and_refuses_others_naming_them() -> None:
-    assert SCHEMA_TYPE_NAMES == ("AVRO",)
+    assert SCHEMA_TYPE_NAMES == ("AVRO", "JSON", "PROTOBUF")
     assert schema_type("AVRO").name == "AVRO"
     with pytest.raises(
-        UnknownSchemaType, match=r"Schema type XML is not supported: this registry stores AVRO "
+        UnknownSchemaType,
+        match=r"Schema type XML is not supported: this registry stores AVRO, JSON, PROTOBUF schemas only",
     ):
         schema_type("XML")
 
