@@ -1,10 +1,12 @@
 """The check of one schema file against its baseline, as a value: no I/O, no printing.
 
-Given the file's text and what it must stay compatible with (a ``Baseline``: previous versions, oldest
-first, and the compatibility level), ``check_file`` validates the schema with the registry's own checker,
-applies the optional policies, runs the compatibility rules and turns every JSON pointer into a line and
-column of the file. Where the baseline came from (the registry over HTTP, or git) is the caller's business
-(``baselines``), so the same rules give the same answer in the hook, in CI and in the registry itself.
+Given the file's text, the schemas it refers to, and what it must stay compatible with (a ``Baseline``:
+previous versions, oldest first, and the compatibility level), ``check_file`` validates the schema with its
+type's own parser (the registry's), applies the optional policies, runs the type's compatibility rules and
+turns every JSON pointer into a line and column of the file (where the type's text is JSON; a Protobuf
+file's problems come with their lines from protoc, its conflicts name the field and point at the file).
+Where the baseline came from (the registry over HTTP, or git) is the caller's business (``baselines``),
+so the same rules give the same answer in the hook, in CI and in the registry itself.
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ from typing import Any, Protocol
 
 from registry.compatibility import CompatibilityLevel, Conflict, InvalidSchemaError
 from registry.schema_check import policies
-from registry.schema_check.source_positions import Position, SourceIndex
-from registry.schema_types import DEFAULT_SCHEMA_TYPE, Parsed, SchemaType, schema_type
+from registry.schema_check.source_positions import Position, TextIndex, text_index
+from registry.schema_types import DEFAULT_SCHEMA_TYPE, Parsed, Reference, SchemaType, schema_type
 
 __all__ = [
     "INVALID_SCHEMA",
@@ -92,13 +94,16 @@ class Policies:
 
 @dataclass(frozen=True)
 class PreviousVersion:
-    """A version the new file must stay compatible with; ``label`` names it in messages."""
+    """A version the new file must stay compatible with; ``label`` names it in messages. ``references``
+    are the schemas its text refers to, parsed; ``unresolved`` says why they could not be (it is then
+    not compared)."""
 
     number: int
     text: str
     label: str
     schema_type: str = DEFAULT_SCHEMA_TYPE
-    has_references: bool = False
+    references: tuple[Reference, ...] = ()
+    unresolved: str = ""
 
 
 @dataclass(frozen=True)
@@ -112,7 +117,7 @@ class Baseline:
     group: str = ""
 
 
-def _invalid(file: SchemaSource, error: InvalidSchemaError, index: SourceIndex) -> FileResult:
+def _invalid(file: SchemaSource, error: InvalidSchemaError, index: TextIndex) -> FileResult:
     findings = []
     for problem in error.problems or []:
         if problem.line is not None:
@@ -121,7 +126,7 @@ def _invalid(file: SchemaSource, error: InvalidSchemaError, index: SourceIndex) 
             position = index.value(problem.pointer)
         findings.append(Finding(position, INVALID_SCHEMA, problem.message))
     if not findings:
-        findings.append(Finding(Position(1, 1), INVALID_SCHEMA, str(error)))
+        findings.append(Finding(index.value(""), INVALID_SCHEMA, str(error)))
     return FileResult(file, Status.INVALID, tuple(sorted(findings)))
 
 
@@ -136,11 +141,11 @@ def _parse_previous(
         if previous.schema_type.upper() != kind.name:
             notes.append(f"{previous.label} is a {previous.schema_type} schema; not compared")
             continue
-        if previous.has_references:
-            notes.append(f"{previous.label} uses schema references, which a schema file cannot; not compared")
+        if previous.unresolved:
+            notes.append(f"{previous.label} {previous.unresolved}; not compared")
             continue
         try:
-            usable.append((previous, kind.parse(previous.text)))
+            usable.append((previous, kind.parse(previous.text, previous.references)))
         except InvalidSchemaError as exc:
             reason = " ".join(str(exc).split())  # one line: notes sit in a status line
             notes.append(f"{previous.label} is not a valid schema ({reason}); not compared")
@@ -155,7 +160,7 @@ def _context(direction: str, labels: Sequence[str]) -> str:
 
 
 def conflict_findings(
-    conflicts: Sequence[Conflict], labels: dict[int, str], index: SourceIndex
+    conflicts: Sequence[Conflict], labels: dict[int, str], index: TextIndex
 ) -> list[Finding]:
     """One finding per distinct problem, listing every version it breaks (transitive levels repeat them)."""
     grouped: dict[tuple[str, str, str, str, str], set[int]] = {}
@@ -177,7 +182,7 @@ def conflict_findings(
     return findings
 
 
-def _policy_findings(violations: Sequence[policies.PolicyViolation], index: SourceIndex) -> list[Finding]:
+def _policy_findings(violations: Sequence[policies.PolicyViolation], index: TextIndex) -> list[Finding]:
     return [Finding(index.value(v.pointer), v.rule, v.message, v.hint) for v in violations]
 
 
@@ -195,27 +200,31 @@ def check_file(
     baseline: Baseline | None,
     rules: Policies | None = None,
     type_name: str = DEFAULT_SCHEMA_TYPE,
+    references: Sequence[Reference] = (),
 ) -> FileResult:
-    """Validates ``text``, a schema of the type named, and checks it against ``baseline`` (``None``:
-    nothing to be compatible with).
+    """Validates ``text``, a schema of the type named (with the schemas its ``references`` name), and
+    checks it against ``baseline`` (``None``: nothing to be compatible with).
 
     Invalid schemas stop here: a compatibility verdict about a schema that does not parse would only add
     noise to the message the author must act on first.
     """
     rules = rules or Policies()
-    index = SourceIndex(text)
     kind = schema_type(type_name)
+    index = text_index(text, kind.text_is_json)
     try:
-        new = kind.parse(text)
+        new = kind.parse(text, references)
     except InvalidSchemaError as exc:
         return _invalid(file, exc, index)
-    written: Any = json.loads(text)  # policies point into the JSON as written, not a normalised form
+    usable, notes = _parse_previous(baseline.versions if baseline else (), kind)
+    applied = rules if kind.field_policies else Policies()
+    if applied != rules:
+        notes.append(f"--require-docs and --require-defaults read Avro records: not applied to {kind.name}")
+    written: Any = json.loads(text) if applied != Policies() else None  # the JSON as written, not normalised
 
     policy_findings: list[Finding] = []
-    if rules.require_docs:
+    if applied.require_docs:
         policy_findings += _policy_findings(policies.missing_docs(written), index)
 
-    usable, notes = _parse_previous(baseline.versions if baseline else (), kind)
     conflicts: list[Conflict] = []
     if baseline is not None and baseline.group and not baseline.versions:
         notes.append(
@@ -235,7 +244,7 @@ def check_file(
 
     labels = {previous.number: previous.label for previous, _ in usable}
     by_conflict = conflict_findings(conflicts, labels, index)
-    if rules.require_defaults and usable:
+    if applied.require_defaults and usable:
         latest_written = json.loads(usable[-1][0].text)
         # BACKWARD already reports most of these; one message per spot is enough.
         flagged = {finding.position for finding in by_conflict}

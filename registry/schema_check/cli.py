@@ -30,7 +30,8 @@ SCHEMAS_DIR = click.option(
     type=click.Path(path_type=Path, file_okay=False),
     default=Path("schemas"),
     show_default=True,
-    help="Where to look for *.avsc (recursively) when no PATHS are given.",
+    help="Where to look for schema files (*.avsc, *.proto, *.json; recursively) when no PATHS are given, "
+    "and where references between files are also looked up.",
 )
 REGISTRY_URL = click.option(
     "--registry-url",
@@ -112,7 +113,7 @@ def _client(
         _stop(str(exc))
 
 
-@click.command(short_help="Validate .avsc files and check their compatibility (the pre-commit check).")
+@click.command(short_help="Validate schema files and check their compatibility (the pre-commit check).")
 @PATHS
 @REGISTRY_URL
 @click.option(
@@ -158,7 +159,7 @@ def check(
     timeout: float,
     registry_properties: Path | None,
 ) -> None:
-    """Check schema files (default: schemas/**/*.avsc) against their subjects' registered versions.
+    """Check schema files (default: schemas/**/*.avsc, *.proto, *.json) against their subjects' versions.
 
     Each file is validated, then checked at its subject's compatibility level against the versions in
     the registry, or with --against against its committed version. Exit 0: all passed; 1: some file is
@@ -168,6 +169,7 @@ def check(
     from registry.schema_check import baselines
     from registry.schema_check.checker import Baseline, FileResult, Policies, check_file
     from registry.schema_check.history import GitError
+    from registry.schema_check.references import FileSchemas, ReferenceProblem, at_revision, in_work_tree
     from registry.schema_check.registry_source import RegistryError, RegistryUnavailable
     from registry.schema_check.report import format_result, format_summary
 
@@ -179,6 +181,8 @@ def check(
     loaded = _load(paths, schemas_dir)
     client = None if revision else _client(registry_url, registry_properties, timeout, offline_hint=True)
     rules = Policies(require_docs=require_docs, require_defaults=require_defaults)
+    files = FileSchemas(in_work_tree, schemas_dir)
+    committed = FileSchemas(at_revision(revision), schemas_dir) if revision else None
     results = []
     for file, text in loaded:
         contract = _contract(file)
@@ -187,14 +191,22 @@ def check(
             click.echo("\n".join(format_result(contract)))
             continue
         try:
+            references = files.references(file, text)
+        except ReferenceProblem as exc:  # a referenced file is invalid: its own check says where
+            results.append(exc.result(file))
+            click.echo("\n".join(format_result(results[-1])))
+            continue
+        except (OSError, UnicodeDecodeError) as exc:
+            _stop(f"cannot read a file {file.display} refers to: {exc}")
+        try:
             baseline: Baseline
             if revision:
-                baseline = baselines.from_git(file.path, revision, offline_level, group, contract)
+                baseline = baselines.from_git(file.path, revision, offline_level, group, contract, committed)
             else:
                 baseline = baselines.from_registry(client, file.subject, contract)
         except (GitError, RegistryUnavailable, RegistryError) as exc:
             _stop(f"cannot check {file.display}: {exc}")
-        result = check_file(file, text, baseline, rules)
+        result = check_file(file, text, baseline, rules, file.schema_type, references)
         results.append(result)
         for line in format_result(result):
             click.echo(line)
@@ -202,7 +214,7 @@ def check(
     sys.exit(1 if any(result.failed for result in results) else 0)
 
 
-@click.command(short_help="Register .avsc files as their subjects' next versions (after merge).")
+@click.command(short_help="Register schema files as their subjects' next versions (after merge).")
 @PATHS
 @REGISTRY_URL
 @SCHEMAS_DIR
@@ -215,27 +227,36 @@ def push(
     timeout: float,
     registry_properties: Path | None,
 ) -> None:
-    """Register schema files (default: schemas/**/*.avsc) as the next versions of their subjects.
+    """Register schema files (default: schemas/**/*.avsc, *.proto, *.json) as their subjects' next versions.
 
-    Per subject: "unchanged", "registered version N (id M)", or the refusal with its reasons. Exit 0: all
-    registered or unchanged; 1: some refused; 2: could not push (usage, unreadable file, registry down).
+    Files another file refers to (a Protobuf import, a JSON Schema $ref) are pushed first, and the
+    referring file with references to the versions they have. Per subject: "unchanged", "registered
+    version N (id M)", or the refusal with its reasons. Exit 0: all registered or unchanged; 1: some
+    refused; 2: could not push (usage, unreadable file, registry down).
     """
     from registry.schema_check.checker import FileResult
-    from registry.schema_check.push import format_push, push_file
+    from registry.schema_check.push import format_push, push_referring
+    from registry.schema_check.references import FileSchemas, in_work_tree
     from registry.schema_check.registry_source import RegistryError, RegistryUnavailable
     from registry.schema_check.report import format_result
 
     loaded = _load(paths, schemas_dir)
     client = _client(registry_url, registry_properties, timeout, offline_hint=False)
+    files = FileSchemas(in_work_tree, schemas_dir)
+    try:
+        ordered = files.closure(loaded)  # referenced files first, those not named included
+    except (OSError, UnicodeDecodeError) as exc:
+        _stop(f"cannot read a referenced file: {exc}")
+    versions: dict[str, int] = {}
     failed = False
-    for file, text in loaded:
+    for file, text in ordered:
         contract = _contract(file)
         if isinstance(contract, FileResult):
             click.echo("\n".join(format_result(contract)))
             failed = True
             continue
         try:
-            result = push_file(client, file, text, contract)
+            result = push_referring(client, files, file, text, contract, versions)
         except (RegistryUnavailable, RegistryError) as exc:
             _stop(f"cannot push {file.display}: {exc}")
         failed = failed or result.failed

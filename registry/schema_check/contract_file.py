@@ -1,4 +1,5 @@
-"""A schema's data contract beside it in git: ``schemas/<topic>.avsc`` + ``schemas/<topic>.meta.json``.
+"""A schema's data contract beside it in git: ``schemas/<topic>.avsc`` (or ``.proto``, ``.json``) +
+``schemas/<topic>.meta.json``.
 
 The sidecar holds what a registration sends besides the schema, in the registry API's own shape, so that
 a contract is reviewed and versioned like the schema it governs::
@@ -22,8 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from registry.schema_check.checker import FileResult, Finding, Status
-from registry.schema_check.layout import SCHEMA_SUFFIX, SchemaFile
+from registry.schema_check.layout import CONTRACT_SUFFIX, SchemaFile, split_name
 from registry.schema_check.source_positions import START, Position, SourceIndex
+from registry.schema_types import DEFAULT_SCHEMA_TYPE, all_types, schema_type
 from registry.service.contracts import Metadata, RuleSet, parse_metadata, parse_rule_set
 from registry.service.errors import RegistryError
 
@@ -38,7 +40,6 @@ __all__ = [
     "sidecar_of",
 ]
 
-CONTRACT_SUFFIX = ".meta.json"
 INVALID_CONTRACT = "invalid-contract"
 _KEYS = {"metadata": parse_metadata, "ruleSet": parse_rule_set}
 
@@ -74,15 +75,21 @@ class ContractError(ValueError):
 
 
 def sidecar_of(schema_path: Path) -> Path:
-    """``x/page_view.avsc`` -> ``x/page_view.meta.json`` (``.key.avsc`` -> ``.key.meta.json``)."""
-    return schema_path.with_name(schema_path.name[: -len(SCHEMA_SUFFIX)] + CONTRACT_SUFFIX)
+    """``x/page_view.avsc`` -> ``x/page_view.meta.json`` (``.key.proto`` -> ``.key.meta.json``)."""
+    split = split_name(schema_path.name)
+    stem = split[0] if split is not None else schema_path.stem
+    return schema_path.with_name(stem + CONTRACT_SUFFIX)
 
 
 def schema_path_of(path: Path) -> Path | None:
-    """The schema a sidecar belongs to, so a commit that changes only the contract checks it too."""
+    """The schema a sidecar belongs to, so a commit that changes only the contract checks it too: the
+    file of that stem of whichever type is there (an ``.avsc`` when none is, which then cannot be read)."""
     if not path.name.endswith(CONTRACT_SUFFIX):
         return None
-    return path.with_name(path.name[: -len(CONTRACT_SUFFIX)] + SCHEMA_SUFFIX)
+    stem = path.name[: -len(CONTRACT_SUFFIX)]
+    candidates = [path.with_name(stem + kind.file_suffix) for kind in all_types()]
+    present = [candidate for candidate in candidates if candidate.exists()]
+    return present[0] if present else path.with_name(stem + schema_type(DEFAULT_SCHEMA_TYPE).file_suffix)
 
 
 def parse_contract(text: str, path: Path) -> Contract:

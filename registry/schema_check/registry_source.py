@@ -8,7 +8,8 @@ Confluent-compatible API or ours alike:
   versions, oldest first (soft-deleted versions are not returned, and registries do not check against them);
 - ``POST /subjects/{subject}`` to find an already registered schema and
   ``POST /subjects/{subject}/versions`` to register one (``registry push``), each with the schema's
-  metadata and rule set when it has a contract file.
+  type (unless Avro, the default), its references and, when it has a contract file, its metadata and
+  rule set.
 
 Compatibility itself is computed locally (see ``checker``) rather than by ``POST /compatibility/...``:
 the verbose messages of other registries are free text, while the local checker yields JSON pointers into
@@ -17,6 +18,7 @@ the new file, which is what turns a refusal into ``file:line:column``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
@@ -32,7 +34,14 @@ from pipeline_client.http_session import (
 )
 from registry.schema_types import DEFAULT_SCHEMA_TYPE
 
-__all__ = ["RegisteredVersion", "RegistryClient", "RegistryError", "RegistryRefused", "RegistryUnavailable"]
+__all__ = [
+    "RegisteredVersion",
+    "RegistryClient",
+    "RegistryError",
+    "RegistryRefused",
+    "RegistryUnavailable",
+    "schema_body",
+]
 
 SUBJECT_NOT_FOUND = 40401
 SCHEMA_NOT_FOUND = 40403
@@ -161,15 +170,15 @@ class RegistryClient:
         return [self.version(subject, number) for number in self.version_numbers(subject)]
 
     def lookup(
-        self, subject: str, schema: str, contract: dict[str, Any] | None = None
+        self, subject: str, schema: str, extra: dict[str, Any] | None = None
     ) -> RegisteredVersion | None:
-        """The version under which ``schema`` (with ``contract``: metadata, ruleSet) is already registered
-        in ``subject``, if it is."""
+        """The version under which ``schema`` (with ``extra``: see :func:`schema_body`) is already
+        registered in ``subject``, if it is."""
         try:
             body = self._request(
                 "POST",
                 f"/subjects/{self._subject(subject)}",
-                json={"schema": schema, **(contract or {})},
+                json={"schema": schema, **(extra or {})},
                 headers={"Content-Type": CONTENT_TYPE},
             )
         except RegistryError as exc:
@@ -178,19 +187,33 @@ class RegistryClient:
             raise
         return _registered(subject, body)
 
-    def register(self, subject: str, schema: str, contract: dict[str, Any] | None = None) -> int:
-        """Registers ``schema`` (with ``contract``: metadata, ruleSet) as the next version of ``subject``;
-        returns its global id.
+    def register(self, subject: str, schema: str, extra: dict[str, Any] | None = None) -> int:
+        """Registers ``schema`` (with ``extra``: see :func:`schema_body`) as the next version of
+        ``subject``; returns its global id.
 
         Refusals (409 incompatible, 422 invalid) arrive as ``RegistryError`` for the caller to report.
         """
         body = self._request(
             "POST",
             f"/subjects/{self._subject(subject)}/versions",
-            json={"schema": schema, **(contract or {})},
+            json={"schema": schema, **(extra or {})},
             headers={"Content-Type": CONTENT_TYPE},
         )
         return int(body["id"])
+
+
+def schema_body(
+    schema_type: str,
+    references: Sequence[dict[str, Any]] = (),
+    contract: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """What a registration or lookup sends besides the schema: its ``schemaType`` (left out for the
+    default type, as Confluent's own clients leave it out), its ``references`` (name, subject, version)
+    and its contract (``metadata``, ``ruleSet``)."""
+    body: dict[str, Any] = {} if schema_type == DEFAULT_SCHEMA_TYPE else {"schemaType": schema_type}
+    if references:
+        body["references"] = list(references)
+    return {**body, **(contract or {})}
 
 
 def _error_parts(response: requests.Response) -> tuple[int | None, str]:

@@ -9,17 +9,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from registry.schema_check.checker import FileResult, Finding, Status
+from registry.schema_check.source_positions import NOWHERE
 
 __all__ = ["format_findings", "format_result", "format_summary"]
 
 
 def format_findings(display: str, findings: Sequence[Finding]) -> list[str]:
-    """``path:line:column: message [rule]`` per finding, each followed by its ``fix:`` line."""
+    """``path:line:column: message [rule]`` per finding (``path: message [rule]`` for one about the file as
+    a whole), each followed by its ``fix:`` line."""
     lines: list[str] = []
     for finding in findings:
         position = finding.position
         where = finding.path_display or display
-        lines.append(f"{where}:{position.line}:{position.column}: {finding.message} [{finding.rule}]")
+        if position != NOWHERE:
+            where = f"{where}:{position.line}:{position.column}"
+        lines.append(f"{where}: {finding.message} [{finding.rule}]")
         if finding.hint:
             lines.append(f"    fix: {finding.hint}")
     return lines

@@ -10,7 +10,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Position", "SourceIndex", "escape_token", "join_pointer", "split_pointer"]
+__all__ = [
+    "NOWHERE",
+    "Position",
+    "SourceIndex",
+    "TextIndex",
+    "Unlocated",
+    "escape_token",
+    "join_pointer",
+    "split_pointer",
+    "text_index",
+]
 
 
 @dataclass(frozen=True, order=True)
@@ -22,6 +32,9 @@ class Position:
 
 
 START = Position(1, 1)
+#: The file as a whole: where a problem in a text that is not JSON shows when no line can be named for it
+#: (a Protobuf conflict points into the compiled descriptor; its message names the field instead).
+NOWHERE = Position(0, 0)
 
 
 def escape_token(token: str | int) -> str:
@@ -240,3 +253,24 @@ class SourceIndex:
 
     def __contains__(self, pointer: str) -> bool:
         return pointer in self._starts
+
+
+class Unlocated:
+    """The index of a text that is not JSON (a ``.proto`` file): no pointer leads into it."""
+
+    def value(self, pointer: str) -> Position:
+        return NOWHERE
+
+    def key(self, pointer: str) -> Position:
+        return NOWHERE
+
+    def __contains__(self, pointer: str) -> bool:
+        return False
+
+
+TextIndex = SourceIndex | Unlocated
+
+
+def text_index(text: str, is_json: bool) -> TextIndex:
+    """Where pointers lead in ``text``: a :class:`SourceIndex` for JSON, else nowhere."""
+    return SourceIndex(text) if is_json else Unlocated()

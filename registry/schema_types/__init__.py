@@ -23,6 +23,12 @@ DEFAULT_SCHEMA_TYPE = "AVRO"
 SCHEMA_TYPE_NAMES: tuple[str, ...] = tuple(_TYPES)
 
 
+def all_types() -> tuple[SchemaType, ...]:
+    """Every type, in the order ``SCHEMA_TYPE_NAMES`` lists them (the schema check tells files apart by
+    their types' suffixes)."""
+    return tuple(_TYPES.values())
+
+
 class UnknownSchemaType(ValueError):
     """A type this registry does not store; the message names the ones it does."""
 
@@ -50,6 +56,7 @@ __all__ = [
     "Reference",
     "SchemaType",
     "UnknownSchemaType",
+    "all_types",
     "schema_type",
     "unknown_type_message",
 ]

@@ -24,6 +24,13 @@ class Avro:
     """Avro schemas (JSON text; references by the names of the types they define)."""
 
     name = "AVRO"
+    file_suffix = ".avsc"
+    media_type = "application/json"
+    text_is_json = True
+    field_policies = True
+
+    def file_references(self, text: str) -> tuple[str, ...]:
+        return ()  # an .avsc file is self-contained: its named types are its own
 
     def parse(self, text: str, references: Sequence[Reference] = ()) -> ParsedSchema:
         if references:

@@ -100,6 +100,36 @@ class SchemaType(Protocol):
         """As the API says it (``schemaType``)."""
         ...
 
+    @property
+    def file_suffix(self) -> str:
+        """How a file holding one schema of this type is named (``.avsc``): the schema check finds files by
+        it, and the page names a download with it."""
+        ...
+
+    @property
+    def media_type(self) -> str:
+        """The media type of a schema's text as a file (the page's download)."""
+        ...
+
+    @property
+    def text_is_json(self) -> bool:
+        """Whether a schema's text is JSON: the JSON pointers of its problems and conflicts then lead to a
+        line and column of the text, and the page indents it for reading. (Protobuf's text is not; its
+        pointers lead into the compiled descriptor.)"""
+        ...
+
+    @property
+    def field_policies(self) -> bool:
+        """Whether the schema check's house rules over fields' docs and defaults (``--require-docs``,
+        ``--require-defaults``) apply to this type's schemas: they read Avro's records."""
+        ...
+
+    def file_references(self, text: str) -> tuple[str, ...]:
+        """The names under which a schema file's ``text`` refers to other schema files (an import path, a
+        ``$ref``'s document), each once, in the order written: the names its references will have. Text
+        that does not parse names none (parsing says what is wrong with it)."""
+        ...
+
     def parse(self, text: str, references: Sequence[Reference] = ()) -> Parsed:
         """The schema ``text`` is, given the schemas its references name; raises
         ``registry.compatibility.InvalidSchemaError`` listing every problem, with positions where known."""

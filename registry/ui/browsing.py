@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from registry.compatibility import Change, CompatibilityLevel, Conflict
-from registry.schema_types import FieldRow, Parsed, SchemaType, schema_type
+from registry.schema_types import DEFAULT_SCHEMA_TYPE, FieldRow, Parsed, SchemaType, schema_type
 from registry.service import errors
 from registry.service.requests import LATEST, validate_subject
 from registry.service.search import Digest, Hit, candidate_text, digest_hits, mentions, searchable
@@ -77,13 +77,30 @@ class Usage:
 
 @dataclass(frozen=True)
 class SchemaDetail:
-    """One schema shown in full: its tree, its JSON as registered (pretty-printed), its references."""
+    """One schema shown in full: its tree, its text as registered (JSON pretty-printed), its references,
+    and its type's file suffix (the download's)."""
 
     id: int
     schema_type: str
     tree: tuple[FieldRow, ...]
     pretty: str
     references: tuple[dict[str, Any], ...]
+    suffix: str = ".avsc"
+    is_json: bool = True
+
+    @property
+    def title(self) -> str:
+        """What the text block is called: ``Schema JSON``, or ``Schema (.proto)``."""
+        return "Schema JSON" if self.is_json else f"Schema ({self.suffix})"
+
+
+@dataclass(frozen=True)
+class Download:
+    """A version's schema as a file to save: its name, text and media type."""
+
+    name: str
+    text: str
+    media_type: str
 
 
 @dataclass(frozen=True)
@@ -268,23 +285,31 @@ def schema_page(registry: Registry, schema_id: int) -> SchemaPage:
     )
 
 
-def check_prefill(
-    registry: Registry, subject: str, max_subject_length: int
-) -> tuple[str, tuple[ReferenceRow, ...]]:
-    """The check form's start for ``subject``: its latest live version (pretty JSON) and that version's
-    references as form rows; empty for no subject or one without live versions."""
+@dataclass(frozen=True)
+class Prefill:
+    """The check form's start: a schema text of a type, with its references as form rows."""
+
+    text: str = ""
+    rows: tuple[ReferenceRow, ...] = ()
+    schema_type: str = DEFAULT_SCHEMA_TYPE
+
+
+def check_prefill(registry: Registry, subject: str, max_subject_length: int) -> Prefill:
+    """The check form's start for ``subject``: its latest live version (JSON pretty-printed), its type
+    and its references as form rows; empty for no subject or one without live versions."""
     if not subject:
-        return "", ()
+        return Prefill()
     try:
         validate_subject(subject, max_subject_length)
         view = registry.get_version(subject, LATEST)
     except (errors.InvalidSubject, errors.SubjectNotFound, errors.VersionNotFound):
-        return "", ()
+        return Prefill()
     rows = tuple(
         ReferenceRow(str(ref["name"]), str(ref["subject"]), str(ref["version"]))
         for ref in view.schema.references
     )
-    return pretty_json(view.schema.schema), rows
+    kind = schema_type(view.schema.schema_type)
+    return Prefill(shown_text(kind, view.schema.schema), rows, kind.name)
 
 
 def contract_blocks(stored: StoredSchema) -> tuple[ContractBlock, ...]:
@@ -299,25 +324,36 @@ def contract_blocks(stored: StoredSchema) -> tuple[ContractBlock, ...]:
 
 def schema_detail(registry: Registry, stored: StoredSchema) -> SchemaDetail:
     parsed = registry.parsed(stored)
+    kind = schema_type(stored.schema_type)
     return SchemaDetail(
         id=stored.id,
         schema_type=stored.schema_type,
-        tree=tuple(field_tree(schema_type(stored.schema_type), parsed, stored.metadata)),
-        pretty=pretty_json(stored.schema),
+        tree=tuple(field_tree(kind, parsed, stored.metadata)),
+        pretty=shown_text(kind, stored.schema),
         references=stored.references,
+        suffix=kind.file_suffix,
+        is_json=kind.text_is_json,
     )
 
 
-def avsc_download(registry: Registry, subject: str, version: int) -> tuple[str, str]:
-    """A version's schema as an ``.avsc`` file: its file name and its text (indented JSON, as registered
-    otherwise). Soft-deleted versions too, as the subject page shows them."""
+def schema_download(registry: Registry, subject: str, version: int) -> Download:
+    """A version's schema as a file of its type (``<subject>-v<n>.avsc``, ``.proto``, ``.json``): JSON
+    indented, other text as registered. Soft-deleted versions too, as the subject page shows them."""
     view = registry.get_version(subject, version, include_deleted=True)
+    kind = schema_type(view.schema.schema_type)
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in subject).strip("._") or "schema"
-    return f"{safe}-v{view.version}.avsc", pretty_json(view.schema.schema) + "\n"
+    text = shown_text(kind, view.schema.schema)
+    return Download(f"{safe}-v{view.version}{kind.file_suffix}", text.rstrip("\n") + "\n", kind.media_type)
+
+
+def shown_text(kind: SchemaType, text: str) -> str:
+    """A schema's text for reading: JSON indented (stored JSON is valid: it was parsed when registered),
+    other text (a ``.proto`` file) as registered."""
+    return pretty_json(text) if kind.text_is_json else text
 
 
 def pretty_json(text: str) -> str:
-    """Schema text indented for reading; stored text is valid JSON (it was parsed when registered)."""
+    """JSON text indented for reading."""
     return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
 
 

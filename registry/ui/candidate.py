@@ -1,7 +1,8 @@
 """A candidate schema checked against a subject exactly as ``POST /compatibility/subjects/{s}/versions``
 checks it, read-only, and reported as ``registry check`` reports a file.
 
-The page pastes or uploads a schema, with the references it uses as name/subject/version rows; this module
+The page pastes or uploads a schema of a type (chosen in the form, or named by an uploaded file's suffix:
+``.avsc``, ``.proto``, ``.json``), with the references it uses as name/subject/version rows; this module
 turns the form into the same :class:`SchemaRequest` the API builds from a body (or a message saying what
 is wrong, so the page shows the form again with everything still filled in), then asks the repository's
 own check (:meth:`Registry.check_detailed`, which the API answers from): same versions, same level, same
@@ -30,8 +31,17 @@ from registry.schema_check.checker import (
     compared_note,
     conflict_findings,
 )
+from registry.schema_check.layout import split_name
 from registry.schema_check.report import format_result, format_summary
-from registry.schema_check.source_positions import START, SourceIndex
+from registry.schema_check.source_positions import text_index
+from registry.schema_types import (
+    DEFAULT_SCHEMA_TYPE,
+    SCHEMA_TYPE_NAMES,
+    Reference,
+    SchemaType,
+    all_types,
+    schema_type,
+)
 from registry.service import bodies, errors
 from registry.service.bodies import SchemaReferenceInput, SchemaRequest
 from registry.service.requests import json_depth, validate_subject
@@ -40,7 +50,8 @@ if TYPE_CHECKING:
     from registry.storage.registration import CheckOutcome
     from registry.storage.repository import Registry
 
-DEFAULT_DISPLAY = "candidate.avsc"
+#: The name a pasted schema is reported under, with its type's suffix (``candidate.avsc``).
+DEFAULT_DISPLAY = "candidate"
 MAX_DISPLAY_CHARS = 120
 MAX_REFERENCES = 50
 
@@ -78,12 +89,14 @@ class ReferenceRow:
 
 @dataclass(frozen=True)
 class Candidate:
-    """A schema to check: its text, the name it is reported under, the subject, and its references."""
+    """A schema to check: its text, the name it is reported under, the subject, its references and the
+    name of its type."""
 
     display: str
     subject: str
     text: str
     references: tuple[SchemaReferenceInput, ...] = ()
+    schema_type: str = DEFAULT_SCHEMA_TYPE
 
 
 @dataclass(frozen=True)
@@ -113,12 +126,17 @@ def read_candidate(
     upload: bytes | None,
     limits: Limits,
     rows: Sequence[ReferenceRow] = (),
+    type_name: str = DEFAULT_SCHEMA_TYPE,
 ) -> Candidate:
-    """The candidate a form describes; raises :class:`CandidateError` naming what is missing or wrong."""
+    """The candidate a form describes; raises :class:`CandidateError` naming what is missing or wrong.
+    An uploaded file whose suffix names a schema type is of that type, else the form's ``type_name``."""
     try:
         subject = validate_subject(subject.strip(), limits.max_subject_length)
     except errors.InvalidSubject as exc:
         raise CandidateError(f"Choose a subject: {exc.message}") from None
+    if type_name not in SCHEMA_TYPE_NAMES:
+        raise CandidateError(f"Choose a schema type: {', '.join(SCHEMA_TYPE_NAMES)}.")
+    kind = schema_type(type_name)
     has_upload = bool(upload_name) or bool(upload)
     if has_upload and pasted.strip():
         raise CandidateError("Paste a schema or upload a file, not both: clear one of them.")
@@ -127,19 +145,22 @@ def read_candidate(
             text = (upload or b"").decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             raise CandidateError(f"The file is not UTF-8 text (byte {exc.start}).") from None
-        display = _display_name(upload_name)
+        display = _display_name(upload_name, kind)
+        named = split_name(display)
+        kind = named[1] if named is not None else kind
         if not text.strip():
             raise CandidateError(f"The file {display} is empty.")
     else:
-        text, display = pasted, DEFAULT_DISPLAY
+        text, display = pasted, DEFAULT_DISPLAY + kind.file_suffix
         if not text.strip():
-            raise CandidateError("Paste a schema (the contents of an .avsc file) or upload one.")
+            suffixes = ", ".join(other.file_suffix for other in all_types())
+            raise CandidateError(f"Paste a schema (the contents of a {suffixes} file) or upload one.")
     if len(text) > limits.max_schema_chars:
         limit = limits.max_schema_chars
         raise CandidateError(f"The schema has {len(text)} characters; the limit is {limit}.")
-    if json_depth(text) > limits.max_json_depth:
+    if kind.text_is_json and json_depth(text) > limits.max_json_depth:
         raise CandidateError(f"The schema is nested deeper than {limits.max_json_depth} levels.")
-    return Candidate(display, subject, text, read_references(rows))
+    return Candidate(display, subject, text, read_references(rows), kind.name)
 
 
 def read_references(rows: Sequence[ReferenceRow]) -> tuple[SchemaReferenceInput, ...]:
@@ -161,22 +182,24 @@ def read_references(rows: Sequence[ReferenceRow]) -> tuple[SchemaReferenceInput,
         raise CandidateError(exc.message) from None
 
 
-def _display_name(upload_name: str | None) -> str:
+def _display_name(upload_name: str | None, kind: SchemaType) -> str:
     """The uploaded file's own name (never a path the browser sent), as ``registry check`` would print."""
     name = posixpath.basename((upload_name or "").replace("\\", "/")).strip()
-    return name[:MAX_DISPLAY_CHARS] or DEFAULT_DISPLAY
+    return name[:MAX_DISPLAY_CHARS] or DEFAULT_DISPLAY + kind.file_suffix
 
 
 def check_candidate(registry: Registry, candidate: Candidate, registry_url: str) -> CandidateCheck:
     """The verdict of the API's check, its findings and report; ``registry_url`` is how people reach this
     registry (named in the notes, as ``registry check --registry-url`` names it)."""
-    request = SchemaRequest(schema=candidate.text, references=candidate.references)
+    request = SchemaRequest(
+        schema=candidate.text, schema_type=candidate.schema_type, references=candidate.references
+    )
     source = f"registry {registry_url}"
     try:
         outcome = registry.check_detailed(candidate.subject, request, None)
     except errors.InvalidSchema as exc:
-        return _report(_invalid(candidate, exc), Verdict.INVALID)
-    index = SourceIndex(candidate.text)
+        return _report(_invalid(registry, candidate, exc), Verdict.INVALID)
+    index = text_index(candidate.text, schema_type(candidate.schema_type).text_is_json)
     labels = {number: f"version {number}" for number in outcome.compared}
     findings = tuple(sorted(conflict_findings(outcome.conflicts, labels, index)))
     if findings:
@@ -215,14 +238,29 @@ def _group_label(outcome: CheckOutcome) -> str:
     return f"compatibility group {outcome.group}={outcome.group_value}"
 
 
-def _invalid(candidate: Candidate, exc: errors.InvalidSchema) -> FileResult:
-    """The registry refused the schema: positioned findings when the file alone shows why (as ``registry
-    check`` reports them), else the registry's message (a reference it cannot resolve, say)."""
-    if not candidate.references:
-        alone = check_file(candidate, candidate.text, None)
+def _referenced(registry: Registry, candidate: Candidate) -> tuple[Reference, ...] | None:
+    """The candidate's references as the registry resolves them, or None when one cannot be."""
+    try:
+        views = [
+            (ref.name, registry.get_version(ref.subject, ref.version, include_deleted=True))
+            for ref in candidate.references
+        ]
+        return tuple(Reference(name, registry.parsed(view.schema)) for name, view in views)
+    except errors.RegistryError:
+        return None
+
+
+def _invalid(registry: Registry, candidate: Candidate, exc: errors.InvalidSchema) -> FileResult:
+    """The registry refused the schema: positioned findings when the file with its references shows why
+    (as ``registry check`` reports them), else the registry's message (a reference it cannot resolve,
+    say)."""
+    references = _referenced(registry, candidate)
+    if references is not None:
+        alone = check_file(candidate, candidate.text, None, None, candidate.schema_type, references)
         if alone.status is Status.INVALID:
             return alone
-    return FileResult(candidate, Status.INVALID, (Finding(START, INVALID_SCHEMA, exc.message),))
+    where = text_index(candidate.text, schema_type(candidate.schema_type).text_is_json).value("")
+    return FileResult(candidate, Status.INVALID, (Finding(where, INVALID_SCHEMA, exc.message),))
 
 
 def _report(result: FileResult, verdict: Verdict, outcome: CheckOutcome | None = None) -> CandidateCheck:

@@ -1,12 +1,13 @@
 """A version's change from the one before it, in one line for the versions table: "+2 fields (email,
 phone), 1 type changed, +1 migration rule".
 
-Pure and quick: the two schemas' JSON as registered, walked record by record (fields by name; a field's
-type compared with named types written as their full names, so a type defined in place and the same
-type referred to by name are equal), and the contract diff of the diff page. It reads no schema through
-the parser, so a subject page with dozens of versions stays about as fast as one with a single version
-(and lines are remembered per pair of schema ids); the diff page (``compatibility.diff_schemas``)
-remains the full comparison the line points to.
+Quick where it can be: two Avro schemas' JSON as registered, walked record by record (fields by name; a
+field's type compared with named types written as their full names, so a type defined in place and the
+same type referred to by name are equal), and the contract diff of the diff page. That walk reads no
+schema through the parser, so a subject page with dozens of versions stays about as fast as one with a
+single version (and lines are remembered per pair of schema ids). Schemas it finds no named type in (a
+Protobuf or JSON schema, an Avro primitive) are compared by their type's own diff
+(``SchemaType.diff``), the comparison the diff page shows in full.
 """
 
 from __future__ import annotations
@@ -18,11 +19,13 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
+from registry.compatibility import ChangeKind
+from registry.schema_types import schema_type
 from registry.ui.contract_diff import ContractChange, contract_changes
 
 if TYPE_CHECKING:
     from registry.storage.repository import Registry
-    from registry.storage.views import SubjectHistory
+    from registry.storage.views import StoredSchema, SubjectHistory
 
 MAX_NAMES = 2
 NAMED = ("record", "error", "enum", "fixed")
@@ -88,17 +91,44 @@ def _named(schema: Any, namespace: str | None, found: dict[str, dict[str, Any]])
         _named(kind, namespace, found)
 
 
-def field_changes(old_text: str, new_text: str) -> list[FieldChange]:
-    """Fields added, removed or changed (type, default, doc) and enum symbols changed, per named type."""
+#: The type's diff's kinds as the line counts them (a rename shows on the diff page only).
+_DIFF_KINDS = {
+    ChangeKind.FIELD_ADDED: "added",
+    ChangeKind.FIELD_REMOVED: "removed",
+    ChangeKind.TYPE_CHANGED: "type",
+    ChangeKind.DEFAULT_CHANGED: "default",
+    ChangeKind.DOC_CHANGED: "doc",
+    ChangeKind.SYMBOLS_CHANGED: "symbols",
+}
+
+
+def field_changes(old_text: str, new_text: str) -> list[FieldChange] | None:
+    """Fields added, removed or changed (type, default, doc) and enum symbols changed, per named type of
+    two Avro schemas' JSON; ``None`` when the texts are not JSON or define no named type (the walk cannot
+    tell)."""
     try:
         old_doc, new_doc = json.loads(old_text), json.loads(new_text)
     except ValueError:
-        return []
+        return None
     before: dict[str, dict[str, Any]] = {}
     after: dict[str, dict[str, Any]] = {}
     _named(old_doc, None, before)
     _named(new_doc, None, after)
+    if not before and not after:
+        return None
     return list(_compare(before, after))
+
+
+def schema_changes(registry: Registry, old: StoredSchema, new: StoredSchema) -> list[FieldChange]:
+    """What the line counts between two stored schemas: the quick walk's, else the type's diff (nothing
+    for two schemas of different types, which the diff page cannot compare either)."""
+    if old.schema == new.schema:
+        return []
+    quick = field_changes(old.schema, new.schema)
+    if quick is not None or old.schema_type != new.schema_type:
+        return quick or []
+    changes = schema_type(new.schema_type).diff(registry.parsed(old), registry.parsed(new))
+    return [FieldChange(_DIFF_KINDS[c.kind], c.path) for c in changes if c.kind in _DIFF_KINDS]
 
 
 def _compare(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]) -> Iterator[FieldChange]:
@@ -174,7 +204,7 @@ def version_summaries(registry: Registry, history: SubjectHistory) -> dict[int, 
         line = lines.get(key)
         if line is None:
             old, new = stored[before.schema_id], stored[after.schema_id]
-            changes = field_changes(old.schema, new.schema) if old.schema != new.schema else []
+            changes = schema_changes(registry, old, new)
             line = summary_line(changes, contract_changes(old.contract, new.contract))
             lines.put(key, line)
         out[after.version] = line

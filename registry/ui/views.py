@@ -19,6 +19,7 @@ from werkzeug.exceptions import HTTPException, NotFound
 from registry.auth.permissions import Role
 from registry.compatibility import CompatibilityLevel
 from registry.config import RegistryConfig
+from registry.schema_types import DEFAULT_SCHEMA_TYPE, SCHEMA_TYPE_NAMES, all_types
 from registry.service import errors
 from registry.service import requests as parse
 from registry.service.bodies import MODES
@@ -104,6 +105,8 @@ def page_context() -> dict[str, object]:
         "modes": MODES,
         "global_choice": GLOBAL_CHOICE,
         "sorts": browsing.SORTS,
+        "schema_types": SCHEMA_TYPE_NAMES,
+        "schema_suffixes": ",".join(kind.file_suffix for kind in all_types()),
         "static_url": assets.static_url,
     }
 
@@ -124,11 +127,13 @@ def http_error(exc: HTTPException) -> tuple[str, int]:
 
 @dataclass(frozen=True)
 class CheckForm:
-    """The check form as shown: the subject, the schema text and the reference rows (blank ones added)."""
+    """The check form as shown: the subject, the schema text, its type and the reference rows (blank ones
+    added)."""
 
     subject: str
     schema: str
     references: tuple[candidate.ReferenceRow, ...] = ()
+    schema_type: str = DEFAULT_SCHEMA_TYPE
 
     @property
     def rows(self) -> tuple[candidate.ReferenceRow, ...]:
@@ -204,12 +209,15 @@ def subject(subject: str) -> str:
     return render_template("ui/subject.html", page=page)
 
 
-@bp.get("/subjects/<subject:subject>/versions/<int:number>/schema.avsc")
-def download(subject: str, number: int) -> Response:
-    """A version's schema as a file to save (``<subject>-v<n>.avsc``)."""
-    name, text = browsing.avsc_download(_registry(), subject, number)
-    answer = Response(text, mimetype="application/json")
-    answer.headers["Content-Disposition"] = f'attachment; filename="{name}"'
+@bp.get("/subjects/<subject:subject>/versions/<int:number>/schema<suffix>")
+def download(subject: str, number: int, suffix: str) -> Response:
+    """A version's schema as a file to save (``<subject>-v<n>.avsc``; ``.proto``, ``.json`` by its type),
+    at a URL ending in its type's suffix (another suffix is no page)."""
+    found = browsing.schema_download(_registry(), subject, number)
+    if not found.name.endswith(suffix) or not suffix.startswith("."):
+        raise NotFound()
+    answer = Response(found.text, mimetype=found.media_type)
+    answer.headers["Content-Disposition"] = f'attachment; filename="{found.name}"'
     return answer
 
 
@@ -232,8 +240,8 @@ def check() -> tuple[str, int]:
     under it (POST). Never registers anything."""
     if request.method == "GET":
         subject_name = request.args.get("subject", "").strip()
-        text, rows = browsing.check_prefill(_registry(), subject_name, _settings().max_subject_length)
-        form = CheckForm(subject_name, text, rows)
+        start = browsing.check_prefill(_registry(), subject_name, _settings().max_subject_length)
+        form = CheckForm(subject_name, start.text, start.rows, start.schema_type)
         return render_template("ui/check.html", form=form, outcome=None, error=None), 200
     rows = tuple(
         candidate.ReferenceRow(name, ref_subject, version)
@@ -249,7 +257,8 @@ def check() -> tuple[str, int]:
     pasted = request.form.get("schema", "")
     if upload_name is not None and request.form.get("shown") == text_digest(pasted):
         pasted = ""  # the text the page was shown with (the latest version, the last check's), left as it was
-    form = CheckForm(request.form.get("subject", ""), pasted, rows)
+    chosen = request.form.get("schema_type", DEFAULT_SCHEMA_TYPE)
+    form = CheckForm(request.form.get("subject", ""), pasted, rows, chosen)
     cfg = _settings()
     limits = candidate.Limits(cfg.max_subject_length, cfg.max_schema_chars, cfg.max_json_depth)
     try:
@@ -260,12 +269,15 @@ def check() -> tuple[str, int]:
             upload.read() if upload_name is not None else None,
             limits,
             rows,
+            chosen,
         )
     except candidate.CandidateError as exc:
         return render_template("ui/check.html", form=form, outcome=None, error=str(exc)), 422
     outcome = candidate.check_candidate(_registry(), wanted, request.host_url.rstrip("/"))
-    if upload_name is not None:  # shown in the form, so the next try can start from it
-        form = CheckForm(form.subject, wanted.text, rows)
+    # An upload is shown in the form, so the next try can start from it; the type is the one checked.
+    form = CheckForm(
+        form.subject, wanted.text if upload_name is not None else form.schema, rows, wanted.schema_type
+    )
     listing = numbered_lines(wanted.text, {f.position.line for f in outcome.result.findings})
     return render_template("ui/check.html", form=form, outcome=outcome, listing=listing, error=None), 200
 

@@ -14,10 +14,11 @@ schema that does not override its anchors means.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote, urldefrag, urljoin
+from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
 from jsonschema_specifications import REGISTRY as METASCHEMAS
 from referencing import Registry, Resource
@@ -30,7 +31,7 @@ from registry.schema_types.json_schema.keywords import ANNOTATIONS, subschemas
 if TYPE_CHECKING:
     from referencing._core import Resolver  # the type of Registry.resolver(); not exported by the package
 
-__all__ = ["REF_KEYWORDS", "Document", "Place", "Refs", "Unresolved"]
+__all__ = ["REF_KEYWORDS", "Document", "Place", "Refs", "Unresolved", "referenced_documents"]
 
 #: The keywords that point at another schema, in the order looked at.
 REF_KEYWORDS = ("$ref", "$dynamicRef", "$recursiveRef")
@@ -211,3 +212,27 @@ def _containers(value: Any) -> Iterator[tuple[str, Any]]:
             todo.extend(
                 (pointer_join(pointer, i), v) for i, v in enumerate(item) if isinstance(v, (dict, list))
             )
+
+
+def referenced_documents(text: str) -> tuple[str, ...]:
+    """The other documents the schema ``text`` refers to by a relative URI (``customer.json`` of
+    ``"$ref": "customer.json#/$defs/address"``), each once, in the order of a walk over its subschemas:
+    the names its references go by. Absolute URIs (with a scheme or a host) name no file; text that is
+    not JSON names none."""
+    try:
+        document = json.loads(text)
+    except ValueError:
+        return ()
+    found: dict[str, None] = {}
+    todo: list[Any] = [document]
+    while todo:
+        schema = todo.pop(0)
+        for keyword in REF_KEYWORDS:
+            value = schema.get(keyword) if isinstance(schema, dict) else None
+            if isinstance(value, str):
+                uri = urldefrag(value).url
+                parts = urlsplit(uri)
+                if uri and not parts.scheme and not parts.netloc:
+                    found.setdefault(uri)
+        todo.extend(value for _, value in subschemas(schema, ""))
+    return tuple(found)

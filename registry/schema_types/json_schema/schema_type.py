@@ -13,6 +13,7 @@ from registry.schema_types.json_schema.check import incompatibilities
 from registry.schema_types.json_schema.diff import diff_json_schemas
 from registry.schema_types.json_schema.parsed import ParsedJsonSchema
 from registry.schema_types.json_schema.parsing import parse_json_schema
+from registry.schema_types.json_schema.refs import referenced_documents
 from registry.schema_types.json_schema.tree import field_tree
 
 __all__ = ["JsonSchema"]
@@ -22,6 +23,13 @@ class JsonSchema:
     """JSON schemas (drafts 4 to 2020-12), compared by Confluent's rules; references by ``$ref`` URI."""
 
     name = "JSON"
+    file_suffix = ".json"
+    media_type = "application/schema+json"
+    text_is_json = True
+    field_policies = False
+
+    def file_references(self, text: str) -> tuple[str, ...]:
+        return referenced_documents(text)
 
     def parse(self, text: str, references: Sequence[Reference] = ()) -> ParsedJsonSchema:
         return parse_json_schema(text, references)

@@ -5,7 +5,7 @@ starts, feeds and restarts it), ``builtins`` (imports that need no reference), `
 base64 descriptor to :class:`ParsedProtobuf`, in ``parsed``), ``options`` and ``printer`` (the canonical
 and normalized ``.proto`` texts), ``model`` (the types a schema names, what a field holds), ``kinds`` and
 ``rules`` (Confluent's differences and which are compatible), ``wording`` (messages and hints), ``diff``
-(changes for people) and ``tree`` (the field tree).
+(changes for people), ``tree`` (the field tree) and ``imports`` (the files a ``.proto`` file imports).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from registry.compatibility import Change, CompatibilityLevel, Conflict, Incompa
 from registry.compatibility.levels import compare_versions
 from registry.schema_types.base import FieldTree, Parsed, Reference
 from registry.schema_types.protobuf.diff import diff_protobuf
+from registry.schema_types.protobuf.imports import imported_files
 from registry.schema_types.protobuf.kinds import ProtobufKind
 from registry.schema_types.protobuf.parsed import ParsedProtobuf
 from registry.schema_types.protobuf.parsing import parse_protobuf
@@ -31,6 +32,13 @@ class Protobuf:
     """Protobuf schemas (``.proto`` text or a base64 ``FileDescriptorProto``; references by import path)."""
 
     name = "PROTOBUF"
+    file_suffix = ".proto"
+    media_type = "text/x-protobuf"
+    text_is_json = False
+    field_policies = False
+
+    def file_references(self, text: str) -> tuple[str, ...]:
+        return imported_files(text)
 
     def parse(self, text: str, references: Sequence[Reference] = ()) -> ParsedProtobuf:
         return parse_protobuf(text, references)

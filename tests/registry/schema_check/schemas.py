@@ -58,3 +58,67 @@ def record(name: str, fields: list[dict[str, Any]]) -> str:
     return json.dumps(
         {"type": "record", "name": name, "namespace": "com.example", "fields": fields}, indent=2
     )
+
+
+# -- Protobuf and JSON Schema files, laid out as people write them ------------------------------------------
+CUSTOMER_PROTO = """syntax = "proto3";
+package shop;
+
+message Customer {
+  string id = 1;
+  string email = 2;
+}
+"""
+
+# Imports customer.proto (a file beside it in schemas/).
+ORDER_PROTO_V1 = """syntax = "proto3";
+package shop;
+
+import "customer.proto";
+
+message Order {
+  string id = 1;
+  Customer customer = 2;
+  int64 total_cents = 3;
+}
+"""
+ORDER_PROTO_ADDED = ORDER_PROTO_V1.replace(
+    "  int64 total_cents = 3;\n", "  int64 total_cents = 3;\n  string note = 4;\n"
+)
+# total_cents becomes a string: the wire encodings differ (Confluent's FIELD_SCALAR_KIND_CHANGED).
+ORDER_PROTO_RETYPED = ORDER_PROTO_V1.replace("int64 total_cents = 3;", "string total_cents = 3;")
+# A field without its ";": protoc stops at line 10, column 1 (the "}" after it).
+ORDER_PROTO_INVALID = ORDER_PROTO_V1.replace("int64 total_cents = 3;", "int64 total_cents = 3")
+ORDER_PROTO_INVALID_AT = (10, 1)
+
+ADDRESS_JSON = """{
+  "$schema": "http://json-schema.org/draft-07/schema#",
+  "title": "Address",
+  "type": "object",
+  "properties": {"city": {"type": "string"}}
+}
+"""
+
+# Refers to address.json (a file beside it in schemas/). Closed, so that a property may be added.
+PAYMENT_JSON_V1 = """{
+  "$schema": "http://json-schema.org/draft-07/schema#",
+  "title": "Payment",
+  "type": "object",
+  "properties": {
+    "id": {"type": "string"},
+    "amount": {"type": "number"},
+    "billing": {"$ref": "address.json"}
+  },
+  "required": ["id"],
+  "additionalProperties": false
+}
+"""
+PAYMENT_JSON_ADDED = PAYMENT_JSON_V1.replace(
+    '"amount": {"type": "number"},', '"amount": {"type": "number"},\n    "note": {"type": "string"},'
+)
+# amount becomes a string: the new schema refuses the old data. Line 7, column 15 is its schema.
+PAYMENT_JSON_RETYPED = PAYMENT_JSON_V1.replace('"amount": {"type": "number"}', '"amount": {"type": "string"}')
+PAYMENT_JSON_RETYPED_AT = (7, 15)
+# A title that is not a string: line 3, column 12.
+PAYMENT_JSON_INVALID = PAYMENT_JSON_V1.replace('"title": "Payment"', '"title": 3')
+PAYMENT_JSON_INVALID_AT = (3, 12)

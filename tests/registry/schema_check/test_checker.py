@@ -158,8 +158,10 @@ def test_require_defaults_catches_what_forward_allows_and_is_not_repeated_under_
             "version 1 is a PROTOBUF schema; not compared",
         ),
         (
-            PreviousVersion(1, '"string"', "version 1", has_references=True),
-            "version 1 uses schema references",
+            PreviousVersion(
+                1, '"string"', "version 1", unresolved="uses schema references this check cannot resolve"
+            ),
+            "version 1 uses schema references this check cannot resolve; not compared",
         ),
         (PreviousVersion(1, '{"type": "nope"}', "version 1"), "version 1 is not a valid schema"),
     ],

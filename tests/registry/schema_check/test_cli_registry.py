@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from pathlib import Path
 
@@ -172,3 +173,31 @@ def test_push_without_a_registry_is_a_usage_error(
     result = cli("push", str(write(tmp_path, topic, V1)))
     assert result.exit_code == 2
     assert "no registry: give --registry-url or set REGISTRY_URL" in result.output
+
+
+def test_push_registers_a_referenced_file_first_and_the_importing_one_with_its_reference(
+    registry_url: str, tmp_path: Path, topic: str
+) -> None:
+    folder = tmp_path / "schemas"
+    folder.mkdir()
+    customer, orders = f"{topic}-customer", f"{topic}-orders"
+    (folder / f"{customer}.proto").write_text(schemas.CUSTOMER_PROTO)
+    importing = schemas.ORDER_PROTO_V1.replace('"customer.proto"', f'"{customer}.proto"')
+    (folder / f"{orders}.proto").write_text(importing)
+    pushed = cli("push", str(folder / f"{orders}.proto"), "--registry-url", registry_url)
+    assert pushed.exit_code == 0, pushed.output
+    first, second = pushed.output.splitlines()  # the imported file first, though not named
+    assert re.fullmatch(rf".*/{customer}\.proto: {customer}-value registered version 1 \(id \d+\)", first)
+    assert re.fullmatch(rf".*/{orders}\.proto: {orders}-value registered version 1 \(id \d+\)", second)
+    stored = requests.get(f"{registry_url}/subjects/{orders}-value/versions/1", timeout=10).json()
+    assert stored["schemaType"] == "PROTOBUF"
+    assert stored["references"] == [
+        {"name": f"{customer}.proto", "subject": f"{customer}-value", "version": 1}
+    ]
+
+    retyped = importing.replace("int64 total_cents = 3;", "string total_cents = 3;")
+    (folder / f"{orders}.proto").write_text(retyped)
+    checked = cli("check", str(folder / f"{orders}.proto"), "--registry-url", registry_url)
+    assert checked.exit_code == 1, checked.output
+    assert "[FIELD_SCALAR_KIND_CHANGED]" in checked.output
+    assert "the new schema cannot read data written with version 1" in checked.output

@@ -24,7 +24,9 @@ def test_subdirectories_only_group_files() -> None:
     assert schema_file("schemas/ads/ad.click-events.avsc").subject == "ad.click-events-value"
 
 
-@pytest.mark.parametrize("name", ["schemas/notes.txt", "schemas/bad name.avsc", "schemas/.avsc", "x/...avsc"])
+@pytest.mark.parametrize(
+    "name", ["schemas/notes.txt", "schemas/bad name.avsc", "schemas/.avsc", "x/...avsc", "schemas/.key.proto"]
+)
 def test_names_that_are_not_topics_are_refused(name: str) -> None:
     with pytest.raises(LayoutError) as raised:
         schema_file(name)
@@ -42,12 +44,20 @@ def test_the_same_file_named_twice_is_checked_once(tmp_path: Path) -> None:
     assert [f.subject for f in files] == ["search-value"]
 
 
-def test_discover_finds_avsc_files_recursively_in_order(tmp_path: Path) -> None:
-    for name in ["b.avsc", "a.key.avsc", "sub/c.avsc", "notes.md"]:
+def test_discover_finds_schema_files_of_every_type_recursively_in_order(tmp_path: Path) -> None:
+    names = ["b.avsc", "a.key.avsc", "sub/c.avsc", "d.proto", "e.json", "b.meta.json", "notes.md"]
+    for name in names:
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("{}")
     assert [p.relative_to(tmp_path).as_posix() for p in discover(tmp_path)] == [
         "a.key.avsc",
         "b.avsc",
+        "d.proto",
+        "e.json",
         "sub/c.avsc",
     ]
+
+
+def test_a_contract_file_is_not_a_schema_file() -> None:
+    with pytest.raises(LayoutError, match=r"named <topic>\.avsc, <topic>\.json or <topic>\.proto"):
+        schema_file("schemas/page_view.meta.json")

@@ -98,6 +98,14 @@ def assert_blocked_then_passed(repo: GitRepo) -> None:
     assert repo.git("show", f"HEAD:{PAGE_VIEW}").stdout == schemas.ADDED_WITH_DEFAULT
 
 
+def commit_files(repo: GitRepo, files: dict[str, str], message: str) -> subprocess.CompletedProcess[str]:
+    """Stages ``files`` and commits them through the installed hook."""
+    for relative, text in files.items():
+        repo.write(relative, text)
+    repo.git("add", *files)
+    return repo.git("commit", "-m", message, check=False)
+
+
 def test_offline_hook_blocks_the_bad_commit_and_passes_the_good_one(
     git_repo: GitRepo, hook_source: tuple[Path, str], pre_commit_home: Path
 ) -> None:
@@ -105,6 +113,34 @@ def test_offline_hook_blocks_the_bad_commit_and_passes_the_good_one(
     first = commit(repo, schemas.PAGE_VIEW_V1, "first schema")  # no HEAD yet: validated only
     assert first.returncode == 0, first.stdout + first.stderr
     assert_blocked_then_passed(repo)
+
+    # A Protobuf file importing another, and a JSON schema with a $ref to another file, the same way.
+    orders, payments = "schemas/orders.proto", "schemas/payments.json"
+    added = commit_files(
+        repo,
+        {
+            "schemas/customer.proto": schemas.CUSTOMER_PROTO,
+            orders: schemas.ORDER_PROTO_V1,
+            "schemas/address.json": schemas.ADDRESS_JSON,
+            payments: schemas.PAYMENT_JSON_V1,
+        },
+        "Protobuf and JSON schemas",
+    )
+    assert added.returncode == 0, added.stdout + added.stderr
+    before = head(repo)
+    retyped = {orders: schemas.ORDER_PROTO_RETYPED, payments: schemas.PAYMENT_JSON_RETYPED}
+    blocked = commit_files(repo, retyped, "retype total_cents and amount")
+    output = blocked.stdout + blocked.stderr
+    assert blocked.returncode != 0, output
+    assert f'{orders}: "Order.total_cents (field 3)" is string in the reader' in output
+    assert "[FIELD_SCALAR_KIND_CHANGED]" in output
+    line, column = schemas.PAYMENT_JSON_RETYPED_AT
+    assert f"{payments}:{line}:{column}: " in output and "[TYPE_CHANGED]" in output
+    assert head(repo) == before
+    extended = {orders: schemas.ORDER_PROTO_ADDED, payments: schemas.PAYMENT_JSON_ADDED}
+    passed = commit_files(repo, extended, "add a note to each")
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert head(repo) != before
 
 
 def test_offline_hook_blocks_an_invalid_schema_in_the_first_commit(

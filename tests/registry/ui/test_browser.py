@@ -19,6 +19,7 @@ import requests
 from playwright.sync_api import Browser, Page, expect
 
 from tests.fixtures.registry_server import REPO_ROOT, RegistryProcess, start_registry
+from tests.registry.schema_check import schemas
 from tests.registry.ui.conftest import Watched
 from tests.registry.ui.helpers import (
     CT,
@@ -36,10 +37,17 @@ PASSWORD = "correct horse battery"
 TOPICS = 60
 
 
-def post(url: str, subject: str, schema: dict[str, Any], auth: tuple[str, str] | None = None) -> int:
+def post(
+    url: str,
+    subject: str,
+    schema: dict[str, Any] | str,
+    auth: tuple[str, str] | None = None,
+    **extra: Any,
+) -> int:
+    text = schema if isinstance(schema, str) else json.dumps(schema)
     answer = requests.post(
         f"{url}/subjects/{quote(subject, safe='')}/versions",
-        data=json.dumps({"schema": json.dumps(schema)}),
+        data=json.dumps({"schema": text, **extra}),
         headers=CT,
         auth=auth,
         timeout=10,
@@ -50,7 +58,8 @@ def post(url: str, subject: str, schema: dict[str, Any], auth: tuple[str, str] |
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RegistryProcess]:
-    """A registry with a three-version subject, many small ones, and one whose name and doc hold markup."""
+    """A registry with a three-version subject, many small ones, one whose name and doc hold markup, and a
+    Protobuf subject importing another."""
     workdir = tmp_path_factory.mktemp("ui-browser")
     started = start_registry(f"sqlite:///{workdir / 'registry.db'}", workdir)
     try:
@@ -62,6 +71,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RegistryProcess
         hostile = page_view(1)
         hostile["fields"][0]["doc"] = HOSTILE_DOC
         post(started.url, HOSTILE_SUBJECT, hostile)
+        post(started.url, "customer-value", schemas.CUSTOMER_PROTO, schemaType="PROTOBUF")
+        reference = {"name": "customer.proto", "subject": "customer-value", "version": 1}
+        post(
+            started.url, "orders-value", schemas.ORDER_PROTO_V1, schemaType="PROTOBUF", references=[reference]
+        )
         yield started
     finally:
         started.stop()
@@ -74,7 +88,7 @@ def table_texts(page: Page, selector: str) -> list[str]:
 def test_from_the_list_to_a_subject_to_a_diff_and_a_schema(watched: Watched, server: RegistryProcess) -> None:
     page = watched.page
     page.goto(server.url + "/ui/")
-    expect(page.locator(".count")).to_have_text(f"{TOPICS + 2} subjects, page 1 of 2")
+    expect(page.locator(".count")).to_have_text(f"{TOPICS + 4} subjects, page 1 of 2")
     watched.shot("subjects")
 
     page.locator("#subject-filter").press_sequentially("PAGE-vi", delay=30)  # filtered as you type
@@ -112,6 +126,13 @@ def test_from_the_list_to_a_subject_to_a_diff_and_a_schema(watched: Watched, ser
     expect(page.locator("h1")).to_contain_text("Schema id 3")
     expect(page.locator("ul.refs").first).to_contain_text(f"{SUBJECT} v3")
     watched.shot("schema")
+
+    page.goto(server.url + "/ui/subjects/orders-value")  # a Protobuf subject: its type's field tree
+    expect(page.locator("#field-tree tbody tr", has_text="total_cents")).to_contain_text("int64")
+    expect(page.locator("#field-tree tbody tr", has_text="customer").first).to_contain_text("Customer")
+    expect(page.locator("#shown-version ul.refs")).to_contain_text("customer.proto")
+    expect(page.locator("#download")).to_have_text("Download version 1 as .proto")
+    watched.shot("protobuf-subject")
     assert watched.problems == [] and watched.dialogs == []
 
 

@@ -406,7 +406,7 @@ def test_the_check_never_registers_anything(client: FlaskClient, three_versions:
         ({"subject": "", "schema": "{}"}, "Choose a subject: The subject name must not be empty."),
         (
             {"subject": SUBJECT, "schema": "  "},
-            "Paste a schema (the contents of an .avsc file) or upload one.",
+            "Paste a schema (the contents of a .avsc, .json, .proto file) or upload one.",
         ),
         ({"subject": SUBJECT, "schema": "x" * 16385}, "The schema has 16385 characters; the limit is 16384."),
         ({"subject": SUBJECT, "schema": "[" * 40 + "]" * 40}, "The schema is nested deeper than 32 levels."),
