@@ -111,6 +111,12 @@ class Node:
         return self.model.node(self.model.refs.child(self.place, pointer, value))
 
     @cached_property
+    def self_contained(self) -> bool:
+        """Whether this schema object names no other schema (no ``$ref`` anywhere in it): two such
+        objects of one draft that are equal mean the same, wherever they are."""
+        return self.top and not _refers(self.place.value)
+
+    @cached_property
     def parts(self) -> list[Node]:
         """A combined node's subschemas."""
         if self._parts is not None:
@@ -251,3 +257,18 @@ def _implied_types(value: dict[str, Any], modern: bool) -> list[str]:
     if _STRING_WORDS & words:
         found.append("string")
     return found
+
+
+def _refers(value: Any) -> bool:
+    """Whether a JSON value holds a reference keyword at any depth (in data keywords too: a false yes only
+    costs the comparison a shortcut)."""
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, dict):
+            if any(keyword in item for keyword in REF_KEYWORDS):
+                return True
+            todo.extend(item.values())
+        elif isinstance(item, list):
+            todo.extend(item)
+    return False

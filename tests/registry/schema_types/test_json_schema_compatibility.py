@@ -666,3 +666,13 @@ def test_every_incompatible_kind_is_worded_with_a_hint() -> None:
     from registry.schema_types.json_schema.wording import _WORDING
 
     assert {d for d in Difference if d not in COMPATIBLE} <= _WORDING.keys()
+
+
+def test_equal_subschemas_are_not_compared_again_but_an_equal_ref_is_followed() -> None:
+    """Unchanged subschemas are found the same without comparing them keyword by keyword; one that names
+    another schema is the same text pointing elsewhere, and is followed."""
+    unchanged = {"type": ["null", "string"], "maxLength": 5}
+    old = obj({"a": {"$ref": "#/definitions/A"}, "b": unchanged}, definitions={"A": S})
+    new = obj({"a": {"$ref": "#/definitions/A"}, "b": dict(unchanged)}, definitions={"A": N})
+    assert kinds(old, new, "BACKWARD") == ["TYPE_CHANGED"]
+    assert kinds(old, old, "FULL") == []
