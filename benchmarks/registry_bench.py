@@ -4,7 +4,7 @@ Starts ``registry serve`` (gunicorn, the production server) on a fresh database 
 endpoint enabled, drives it with ``wrk`` (installed from Debian when missing and running as root), and
 prints requests/s and p50/p99 latency for each endpoint next to the bare endpoint on the same server and
 worker count: the ceiling of Flask + gunicorn on this machine, so the ratio shows what the registry's own
-work costs.
+work costs. ``--types`` measures instead Avro, JSON Schema and Protobuf side by side (``registry_types``).
 """
 
 from __future__ import annotations
@@ -165,6 +165,8 @@ def run_wrk(
         str(args.connections),
         "-d",
         f"{args.duration}s",
+        "--timeout",
+        f"{args.wrk_timeout}s",
         "--latency",
         *[part for header in headers for part in ("-H", header)],
     ]
@@ -216,6 +218,29 @@ def run_with_auth(wrk: str, args: argparse.Namespace, workdir: Path, schema_id: 
         proc.wait(timeout=30)
 
 
+def run_types_scenario(wrk: str, args: argparse.Namespace, workdir: Path) -> None:
+    from registry_types import run_types
+
+    def wrk_rps(name: str, target: str, script: str | None) -> tuple[float, int]:
+        result = run_wrk(wrk, name, target, args, script, workdir)
+        return result.rps, result.errors
+
+    proc, url = start_server(args, workdir)
+    try:
+        table = run_types(url, args, workdir, request, wrk_rps)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+    print(
+        f"\nregistry serve --workers {args.workers} --threads {args.threads}; wrk -t{args.wrk_threads} "
+        f"-c{args.connections} -d{args.duration}s; new versions: {args.types_clients} clients x "
+        f"{args.types_new}; median of {args.repeat} rounds, the types interleaved; "
+        f"{os.cpu_count()} CPUs, loopback\n"
+    )
+    print(table)
+    shutil.rmtree(workdir, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
@@ -223,6 +248,9 @@ def main() -> None:
     parser.add_argument("--duration", type=int, default=10, help="seconds per scenario")
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--wrk-threads", type=int, default=2)
+    parser.add_argument(
+        "--wrk-timeout", type=int, default=30, help="seconds before wrk gives a request up (its own: 2)"
+    )
     parser.add_argument("--database-url", default=None, help="default: a fresh SQLite file")
     parser.add_argument("--repeat", type=int, default=1, help="runs per scenario; the median run is shown")
     parser.add_argument(
@@ -230,10 +258,20 @@ def main() -> None:
         action="store_true",
         help="then the read endpoints again with --auth and Basic credentials",
     )
+    parser.add_argument(
+        "--types",
+        action="store_true",
+        help="instead: the three schema types side by side (rounds: --repeat; registry_types.py)",
+    )
+    parser.add_argument("--types-clients", type=int, default=8, help="--types: threads registering")
+    parser.add_argument("--types-new", type=int, default=20, help="--types: new versions per thread")
     args = parser.parse_args()
 
     wrk = ensure_wrk()
     workdir = Path(tempfile.mkdtemp(prefix="registry-bench-"))
+    if args.types:
+        run_types_scenario(wrk, args, workdir)
+        return
     proc, url = start_server(args, workdir)
     try:
         schema_id = request(f"{url}/subjects/bench-value/versions", {"schema": SCHEMA})["id"]

@@ -16,7 +16,8 @@ def incompatibilities(reader: ParsedJsonSchema, writer: ParsedJsonSchema) -> lis
     """Every reason ``reader`` cannot read data written with ``writer``; empty when it always can.
 
     Paths start at the reader's label (its ``title`` when a plain name, else ``$``). Schemas too complex
-    or too deep to compare raise :class:`InvalidSchemaError`, as Avro's rules do.
+    or too deep to compare raise :class:`InvalidSchemaError`, as Avro's rules do (the ``RecursionError``
+    caught here is a last resort: :data:`~rules.MAX_DEPTH` ends deep comparisons first).
     """
     try:
         findings = Comparison().compare(writer.model.root(), reader.model.root())

@@ -1,8 +1,9 @@
 """Schema text to a :class:`ParsedJsonSchema`, collecting every problem with its pointer and position.
 
-The document is checked against its draft's metaschema (``jsonschema``), then every ``$ref`` in it must
-lead somewhere: into the document, or into one of the references it was given by name. Problems carry
-the JSON pointer of the value at fault and the line and column where that value is written.
+The document is checked against its draft's metaschema (:mod:`metaschema`: quick when it is valid), then
+every ``$ref`` in it must lead somewhere: into the document, or into one of the references it was given
+by name. Problems carry the JSON pointer of the value at fault and the line and column where that value
+is written.
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from registry.compatibility.problems import InvalidSchemaError, SchemaProblem, pointer_join
+from registry.compatibility.problems import InvalidSchemaError, SchemaProblem
 from registry.schema_types.base import Reference
-from registry.schema_types.json_schema.drafts import Draft, UnknownDraft, draft_of
+from registry.schema_types.json_schema.drafts import UnknownDraft, draft_of
+from registry.schema_types.json_schema.metaschema import metaschema_problems
 from registry.schema_types.json_schema.parsed import ParsedJsonSchema
 from registry.schema_types.json_schema.refs import Refs
 from registry.schema_types.json_schema.text import load_json, positions
@@ -23,8 +25,6 @@ __all__ = ["MAX_PROBLEMS", "canonical_form", "parse_json_schema"]
 
 #: Problems reported for one schema; a document wrong everywhere is not listed in full.
 MAX_PROBLEMS = 50
-#: Characters of a metaschema message kept (they quote the offending value, which may be big).
-_MAX_MESSAGE = 300
 
 
 def parse_json_schema(text: str, references: Sequence[Reference] = ()) -> ParsedJsonSchema:
@@ -36,7 +36,7 @@ def parse_json_schema(text: str, references: Sequence[Reference] = ()) -> Parsed
     except UnknownDraft as exc:
         raise InvalidSchemaError(_placed(text, [SchemaProblem("/$schema", str(exc))])) from None
     try:
-        problems.extend(_metaschema_problems(document, draft))
+        problems.extend(metaschema_problems(document, draft, MAX_PROBLEMS))
         theirs: list[tuple[str, Refs]] = []
         for reference in references:
             if isinstance(reference.schema, ParsedJsonSchema):
@@ -69,21 +69,6 @@ def parse_json_schema(text: str, references: Sequence[Reference] = ()) -> Parsed
 def canonical_form(document: Any) -> str:
     """Compact JSON with keys sorted and non-ASCII characters as themselves."""
     return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def _metaschema_problems(document: Any, draft: Draft) -> list[SchemaProblem]:
-    validator = draft.validator(draft.validator.META_SCHEMA)
-    found = []
-    for error in validator.iter_errors(document):
-        message = error.message
-        if len(message) > _MAX_MESSAGE:
-            message = message[: _MAX_MESSAGE - 3] + "..."
-        found.append(
-            SchemaProblem(pointer_join("", *error.absolute_path), f"not valid {draft.name}: {message}")
-        )
-        if len(found) >= MAX_PROBLEMS:
-            break
-    return sorted(found, key=lambda p: (p.pointer, p.message))
 
 
 def _placed(text: str, problems: list[SchemaProblem]) -> list[SchemaProblem]:

@@ -13,7 +13,9 @@ the pairs that are compatible.
 findings are kept (relative to the pair) and reused wherever the pair comes again; a pair met again while
 it is being compared is a recursion and taken as compatible there (its real differences are reported
 where it is compared), and results that relied on such an assumption are not kept. At most
-:data:`MAX_PAIRS` pairs are compared, so adversarial schemas end with :class:`TooComplex`, not a hang.
+:data:`MAX_PAIRS` pairs are compared, so adversarial schemas end with :class:`TooComplex`, not a hang;
+and pairs nest at most :data:`MAX_DEPTH` deep (a long chain of ``$ref``s to ever new objects), so such
+schemas end with :class:`TooDeep` whatever Python's recursion limit is.
 """
 
 from __future__ import annotations
@@ -34,11 +36,15 @@ from registry.schema_types.json_schema.kinds import family
 from registry.schema_types.json_schema.labels import type_label
 from registry.schema_types.json_schema.model import Node
 
-__all__ = ["MAX_PAIRS", "Comparison", "TooComplex"]
+__all__ = ["MAX_DEPTH", "MAX_PAIRS", "Comparison", "TooComplex", "TooDeep"]
 
 #: Pairs of subschemas compared at most for one writer/reader pair (oneOf against oneOf compares every
 #: choice with every choice, so the work is bounded here rather than by the size of the texts).
 MAX_PAIRS = 100_000
+#: Pairs being compared inside one another at most. A pair costs about six Python frames, so this stays
+#: well within the default recursion limit of 1000 under a request's own frames; the verdict on a deep
+#: schema must not depend on the limit, which libraries change (a CEL environment sets it to 2500).
+MAX_DEPTH = 100
 
 _ANNOTATIONS = (("$id", D.ID_CHANGED), ("title", D.TITLE_CHANGED), ("description", D.DESCRIPTION_CHANGED))
 _STRING_BOUNDS = {"maxLength": family("MAX_LENGTH"), "minLength": family("MIN_LENGTH")}
@@ -52,6 +58,13 @@ _NUMBER_BOUNDS = {
 
 class TooComplex(ValueError):
     """Comparing two schemas would take more than :data:`MAX_PAIRS` comparisons of subschemas."""
+
+
+class TooDeep(TooComplex):
+    """Comparing two schemas would nest more than :data:`MAX_DEPTH` comparisons of subschemas."""
+
+    def __init__(self) -> None:
+        super().__init__("the schemas are nested too deeply to compare")
 
 
 class Comparison:
@@ -74,6 +87,8 @@ class Comparison:
             return []
         if _same(writer, reader):  # most of an evolved schema is what it was
             return []
+        if len(self._active) >= MAX_DEPTH:  # the pairs being compared are the ones on the stack
+            raise TooDeep()
         self._pairs += 1
         if self._pairs > MAX_PAIRS:
             raise TooComplex(

@@ -9,6 +9,7 @@ otherwise answer from its own cache, so each assertion is about what the server 
 from __future__ import annotations
 
 import json
+import sys
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -214,6 +215,16 @@ def test_a_serializer_with_use_latest_with_metadata_picks_the_matching_version(
     assert int.from_bytes(again[1:5], "big") == v3, "the serializer asks with deleted=true, as Confluent's"
 
 
+@pytest.fixture
+def recursion_limit_kept() -> Iterator[None]:
+    """celpy's ``Environment`` sets Python's recursion limit to 2500 for good; put it back for the tests
+    that run after this one in the same process."""
+    limit = sys.getrecursionlimit()
+    yield
+    sys.setrecursionlimit(limit)
+
+
+@pytest.mark.usefixtures("recursion_limit_kept")
 def test_a_rule_stored_here_is_enforced_by_the_client(
     client: SchemaRegistryClient, url: str, subject: str
 ) -> None:

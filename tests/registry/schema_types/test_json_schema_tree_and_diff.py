@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 import pytest
@@ -124,11 +125,24 @@ def test_readable_is_the_identity_form_laid_out_with_sorted_keys() -> None:
     assert text.splitlines()[:4] == ["{", '  "properties": {', '    "a": {},', '    "b": {']
 
 
-def test_a_long_chain_of_refs_ends_everywhere_without_a_crash() -> None:
+@pytest.mark.parametrize("recursion_limit", [1000, 2500, 20_000])
+def test_a_long_chain_of_refs_ends_everywhere_without_a_crash(recursion_limit: int) -> None:
+    """The same verdicts whatever the recursion limit: Python's default, the 2500 a CEL environment
+    (celpy) leaves behind in a test worker, and one under which the chain's recursion would fit."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(recursion_limit)
+    try:
+        _a_long_chain_of_refs_ends_everywhere_without_a_crash()
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _a_long_chain_of_refs_ends_everywhere_without_a_crash() -> None:
     from registry.compatibility import InvalidSchemaError
+    from registry.schema_types.json_schema.rules import MAX_DEPTH
     from registry.schema_types.json_schema.tree import MAX_TREE_DEPTH
 
-    count = 400
+    count = 4 * MAX_DEPTH
     definitions: dict[str, Any] = {
         f"D{i}": {"type": "object", "properties": {"next": {"$ref": f"#/definitions/D{i + 1}"}}}
         for i in range(count)
