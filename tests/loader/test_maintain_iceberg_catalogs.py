@@ -1,12 +1,13 @@
-"""`loader maintain` on the Iceberg tables of every catalog: the metastore's (`hive`) and the warehouse's
-alone (`hadoop`, whose tables the metastore does not list) in the worker's application, and a REST
-catalog's, with the tables' files on an S3-compatible store, in whole `loader` processes as cron starts
-them. Each test counts, before and after one
+"""`loader maintain` on the Iceberg tables of every catalog, in the worker's application on a session of
+the catalog as the command makes its own: the metastore's (`hive`), the warehouse's alone (`hadoop`,
+whose tables the metastore does not list) and a REST catalog's, with the tables' files on an
+S3-compatible store. Each test counts, before and after one
 `loader maintain`, the data files of a closed day (six small ones, one per run, become one), the
 snapshots (all but the newest that carries the loader's offsets expire, the compaction's stays) and the
 orphan files planted in the table's data folder (one older than the grace is removed, a fresh one kept),
 and that every row is still there. A table that cannot be maintained is a failed row with the reason
-(exit 1) while the others are maintained; a database without Iceberg tables says so, never "done"."""
+(exit 1) while the others are maintained; a database without Iceberg tables says so, never "done".
+`loader maintain` as a process (its lock, its exit status, a kill) is tests/loader/test_maintain.py's."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import os
 import shutil
 import subprocess
 import time
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -25,21 +27,22 @@ import pytest
 from pyspark.sql import SparkSession
 from rich.console import Console
 
+from loader import job
 from loader.formats.catalog_lock import OWNER_PROPERTY
 from loader.formats.iceberg import summary_key
-from loader.operations.maintain import maintain, render
+from loader.operations.maintain import MaintainReport, maintain, render
+from loader.outcome.report import EXIT_LOCKED
 from loader.schema.naming import table_name
-from tests.fixtures.object_store import BUCKET, REGION
+from tests.fixtures.object_store import BUCKET
 from tests.fixtures.ports import free_port
 from tests.fixtures.rest_catalog import RestCatalogService
-from tests.loader.harness import Harness, record_schema
+from tests.loader.harness import Harness, on_rest_catalog, record_schema
 
 pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first]
 
 EVENT = record_schema("Reading", [{"name": "n", "type": "long"}, {"name": "sensor", "type": "string"}])
 RUNS = 6  # loads into the closed day, a data file each
 PER_RUN = 2  # records a run loads (--max-records-per-partition, one Kafka partition)
-MAINTAIN = ("--maintain-min-files", "2", "--maintain-snapshot-retention-minutes", "0")
 MAINTAIN_SETTINGS = {"maintain_min_files": 2, "maintain_snapshot_retention_minutes": 0}
 GRACE = timedelta(minutes=60)  # maintain-grace-minutes' default: orphans younger than this stay
 
@@ -58,15 +61,13 @@ def closed_day() -> datetime:
     return datetime.now(UTC).replace(hour=12, minute=0, second=0, microsecond=0) - timedelta(days=2)
 
 
-def load_small_files(harness: Harness, topics: list[str], env: dict[str, str] | None = None) -> None:
-    """RUNS commits into the closed day of each topic's table, in one process (`--until-caught-up`)."""
+def load_small_files(harness: Harness, session: SparkSession, topics: list[str]) -> None:
+    """RUNS commits into the closed day of each topic's table, as one `loader run --until-caught-up`."""
     for topic in topics:
         harness.produce(topic, EVENT, readings(0, RUNS * PER_RUN), at=closed_day())
-    succeeded(
-        harness.run_cli(
-            "--max-records-per-partition", str(PER_RUN), "--until-caught-up", env=env, timeout=600
-        )
-    )
+    settings = harness.settings(max_records_per_partition=PER_RUN)
+    reports = job.run_until_caught_up(settings, session, Console(file=io.StringIO()))
+    assert [r.exit_code for r in reports] == [0] * RUNS, [r.to_json() for r in reports]
 
 
 def maintain_row(stdout: str, qualified: str) -> list[str]:
@@ -105,7 +106,7 @@ def test_maintain_compacts_expires_and_removes_orphans_of_a_catalogs_tables(
     harness: Harness, spark: SparkSession, catalog: str
 ) -> None:
     """In the worker's application, on a session of the catalog, as `loader maintain` makes its own; the
-    report as the command prints it (the REST catalog's test below runs the processes)."""
+    report as the command prints it."""
     harness.table_format, harness.iceberg_catalog = "iceberg", catalog
     session = harness.session(spark)
     topic, broken_topic = harness.topic(), harness.topic()
@@ -184,26 +185,23 @@ def test_a_catalog_that_does_not_list_the_tables_fails_maintain_saying_so(
     ), out
 
 
-# The REST catalog: a cron job's environment, no secret on the command line, the store's keys vended.
-def rest_env(catalog: RestCatalogService, uri: str | None = None) -> dict[str, str]:
-    return {
-        "LOADER_ICEBERG_REST_URI": uri or catalog.uri,
-        "LOADER_ICEBERG_REST_CREDENTIAL": "loader:any",  # the test server issues a token for any
-        "LOADER_ICEBERG_VENDED_CREDENTIALS": "true",
-        "LOADER_S3_ENDPOINT": catalog.store.endpoint,
-        "LOADER_S3_REGION": REGION,
-        "LOADER_S3_PATH_STYLE": "true",
-    }
+def rendered(report: MaintainReport) -> str:
+    """What `loader maintain` prints of its report (a refused lock's error aside: the report's)."""
+    printed = io.StringIO()
+    render(report, Console(file=printed, width=200))
+    return printed.getvalue()
 
 
 def test_maintain_on_a_rest_catalog_with_the_files_on_an_object_store(
-    cli_harness: Harness, rest_catalog: RestCatalogService
+    harness: Harness, rest_catalog: RestCatalogService, spark: SparkSession
 ) -> None:
-    cli_harness.table_format, cli_harness.iceberg_catalog = "iceberg", "rest"
-    env = rest_env(rest_catalog)
-    topic = cli_harness.topic()
-    load_small_files(cli_harness, [topic], env)
-    qualified = f"{cli_harness.database}.{table_name(topic)}"
+    """The catalog reached with the settings a cron job's loader has (a credential, the store's keys
+    vended by the catalog); the loads and each maintain on a session of their own, as each process has
+    one (a session's catalog keeps the tables it looked up)."""
+    rest = on_rest_catalog(harness, rest_catalog)
+    topic = rest.topic()
+    load_small_files(rest, rest.session(spark), [topic])
+    qualified = f"{rest.database}.{table_name(topic)}"
     client = rest_catalog.pyiceberg(
         credential="test:any", **{"oauth2-server-uri": f"{rest_catalog.uri}/v1/oauth/tokens"}
     )
@@ -245,13 +243,15 @@ def test_maintain_on_a_rest_catalog_with_the_files_on_an_object_store(
     assert before["files"] == RUNS and before["snapshots"] == [True] * RUNS
     assert len(data_keys()) == RUNS + 2
 
-    maintained = succeeded(cli_harness.run_cli(*MAINTAIN, command="maintain", env=env))
-    out = maintained.stdout
-    assert f"{cli_harness.database}: done" in out, out
+    settings = rest.settings(**MAINTAIN_SETTINGS)
+    report = maintain(settings, rest.session(spark))
+    out = rendered(report)
+    assert report.exit_code == 0, out
+    assert f"{rest.database}: done" in out, out
     assert maintain_row(out, qualified)[2:5] == ["compacted", str(RUNS), "1"], out
     assert f"{RUNS - 1}snapshot(s)expired" in flat(out) and "1orphanfile(s)removed" in flat(out), out
     assert "_loader_run_lock" not in out, "the catalog's run lock is no table to maintain"
-    assert not client.table_exists(f"{cli_harness.database}._loader_run_lock"), "maintain released the lock"
+    assert not client.table_exists(f"{rest.database}._loader_run_lock"), "maintain released the lock"
 
     after = counts()
     assert after["files"] == 1
@@ -261,22 +261,25 @@ def test_maintain_on_a_rest_catalog_with_the_files_on_an_object_store(
     assert old_orphan not in keys, "the orphan older than the grace period is removed from the store"
     assert fresh_orphan in keys, "an orphan younger than the grace period stays"
 
-    # Another host's loader holds the database's lock in the catalog: maintain does not start (75).
+    # Another host's loader holds the database's lock in the catalog: maintain does not start (75), and
+    # says who holds it (the command prints the report's error as `not started: <error>`).
     owner = json.dumps({"host": "another-host", "pid": 4242, "since": time.time()})
-    lock_table = f"{cli_harness.database}._loader_run_lock"
+    lock_table = f"{rest.database}._loader_run_lock"
     client.create_table(
         lock_table, schema=pa.schema([("owner", pa.string())]), properties={OWNER_PROPERTY: owner}
     )
-    refused = cli_harness.run_cli(*MAINTAIN, command="maintain", env=env)
-    assert refused.returncode == 75, refused.stdout[-3000:] + refused.stderr[-3000:]
-    assert lock_table in refused.stderr and "another-host" in refused.stderr, refused.stderr[-3000:]
+    refused = maintain(settings, rest.session(spark))
+    assert refused.exit_code == EXIT_LOCKED, rendered(refused)
+    assert refused.locked and not refused.actions, rendered(refused)
+    assert lock_table in (refused.error or "") and "another-host" in (refused.error or ""), refused.error
     assert client.table_exists(lock_table), "another's lock is left alone"
     client.drop_table(lock_table)
 
     # A catalog that does not answer: maintain takes no lock, maintains nothing and says why (exit 1).
-    gone = cli_harness.run_cli(
-        command="maintain", env=rest_env(rest_catalog, f"http://127.0.0.1:{free_port()}")
-    )
-    said = gone.stdout + gone.stderr
-    assert gone.returncode == 1, said[-3000:]
-    assert "Connection refused" in said and "nothing to maintain" not in said, said[-3000:]
+    dead = f"http://127.0.0.1:{free_port()}"
+    unanswered = replace(rest, catalog_settings={**rest.catalog_settings, "iceberg_rest_uri": dead})
+    gone = maintain(unanswered.settings(), unanswered.session(spark))
+    said = rendered(gone)
+    assert gone.exit_code == 1, said
+    assert not gone.actions, said
+    assert "Connection refused" in said and "nothing to maintain" not in said, said
