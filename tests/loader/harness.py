@@ -232,10 +232,12 @@ class Harness:
             **overrides,
         )
 
-    def in_loader_application(self, body: str, command: str = "run", **overrides: Any) -> Any:
-        """The `results` that `body` makes, in a process of its own, from `settings` (those `run_cli`
-        gives `command`, with `overrides`) and `spark`, a session as a `loader` command makes its own
-        (`job.spark_for`); `body` may use `Console`, `sys`, `audit` and `QUARANTINE_TABLE`."""
+    def in_loader_application(
+        self, body: str, command: str = "run", cwd: Path = REPO_ROOT, **overrides: Any
+    ) -> Any:
+        """The `results` that `body` makes, in a process of its own started in `cwd`, from `settings`
+        (those `run_cli` gives `command`, with `overrides`) and `spark`, a session as a `loader` command
+        makes its own (`job.spark_for`); `body` may use `Console`, `sys`, `audit` and `QUARANTINE_TABLE`."""
         run_only = self.run_only_settings() if command == "run" else {}
         settings = {**self._process_settings(), **run_only, **overrides}
         archive = os.environ.get("LOADER_DRIVER_CLASS_ARCHIVE_DIR")
@@ -254,7 +256,7 @@ class Harness:
             spark = spark_for(settings)
             """
         )
-        return self._in_application(session + textwrap.dedent(body))
+        return self._in_application(session + textwrap.dedent(body), cwd)
 
     def run_only_settings(self) -> dict[str, Any]:
         """What `run_cli` gives a `loader run` besides the harness's settings: its topics, day partitions."""
@@ -337,12 +339,12 @@ class Harness:
         return self._in_application(session + textwrap.dedent(body))
 
     @staticmethod
-    def _in_application(body: str) -> Any:
+    def _in_application(body: str, cwd: Path = REPO_ROOT) -> Any:
         """The `results` that `body` (Python that makes its Spark application) makes, in a process of its
-        own."""
+        own started in `cwd`."""
         code = "import json\n" + textwrap.dedent(body) + 'print("ROWS=" + json.dumps(results, default=str))\n'
         done = subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=REPO_ROOT
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=cwd
         )
         assert done.returncode == 0, done.stderr[-3000:]
         line = next(line for line in done.stdout.splitlines() if line.startswith("ROWS="))

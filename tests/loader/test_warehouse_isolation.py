@@ -15,7 +15,7 @@ from loader.operations.audit import audit
 from loader.runtime.spark_session import EMBEDDED_METASTORE_DIR
 from loader.schema.naming import table_name
 from loader.warehouse_layout import WarehouseMismatch
-from tests.loader.harness import Harness, record_schema
+from tests.loader.harness import REPO_ROOT, Harness, record_schema
 
 pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first]
 
@@ -27,9 +27,32 @@ def tables_and_ids(lake: Harness) -> dict[str, list[int]]:
     return {name: sorted(r["id"] for r in table_rows) for name, table_rows in rows.items()}
 
 
+def run_and_read(lake: Harness, topic: str, cwd: Path = REPO_ROOT) -> dict[str, list[int]]:
+    """A run of `topic` into the lake, then every table of its database and their ids, in one process
+    started in `cwd`: the session `loader run` makes its own (`job.spark_for`: its embedded metastore,
+    its driver JVM's working directory), for one JVM's start instead of two."""
+    return lake.in_loader_application(
+        f"""
+        from loader import job
+        report = job.run(settings, spark, Console(file=sys.stderr))
+        assert report.exit_code == 0, report.to_json()
+        names = [r.tableName for r in spark.sql("SHOW TABLES IN {lake.database}").collect()]
+        results = {{
+            name: sorted(r.id for r in spark.sql(f"SELECT id FROM {lake.database}.{{name}}").collect())
+            for name in names
+        }}
+        """,
+        cwd=cwd,
+        include_topics=topic,
+    )
+
+
 def test_two_warehouses_under_one_parent_each_hold_exactly_their_own_tables(
     cli_harness: Harness, tmp_path: Path
 ) -> None:
+    """Each lake's run and the reads of its tables in one process of its own, started where cron starts
+    the job, on the session a `loader run` makes (what the command adds before Spark, its locks, is placed
+    by the state directory and the warehouse: tests/loader/test_run_lock.py)."""
     parent = tmp_path / "lakes"
     started_from = tmp_path / "cron-home"  # the directory cron starts the job in
     started_from.mkdir()
@@ -39,12 +62,9 @@ def test_two_warehouses_under_one_parent_each_hold_exactly_their_own_tables(
     cli_harness.produce(orders, EVENT, [{"id": i} for i in range(5)])
     cli_harness.produce(payments, EVENT, [{"id": 100 + i} for i in range(3)])
 
-    for lake, topic in ((lake_a, orders), (lake_b, payments)):
-        done = lake.run_cli("--include-topics", topic, cwd=started_from)
-        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-
-    assert tables_and_ids(lake_a) == {table_name(orders): [0, 1, 2, 3, 4]}
-    assert tables_and_ids(lake_b) == {table_name(payments): [100, 101, 102]}
+    # The two lakes share the database's name: a metastore they shared would list both tables.
+    assert run_and_read(lake_a, orders, cwd=started_from) == {table_name(orders): [0, 1, 2, 3, 4]}
+    assert run_and_read(lake_b, payments, cwd=started_from) == {table_name(payments): [100, 101, 102]}
     for lake, topic in ((lake_a, orders), (lake_b, payments)):
         table_dir = lake.warehouse / f"{lake.database}.db" / table_name(topic)
         assert any(table_dir.rglob("*.orc")), f"no data files in {table_dir}"
@@ -70,9 +90,9 @@ def test_a_lake_made_with_the_old_layout_keeps_working_and_a_new_neighbour_does_
     shutil.move(old.warehouse / EMBEDDED_METASTORE_DIR / "metastore_db", parent / "metastore_db")
     shutil.rmtree(old.warehouse / EMBEDDED_METASTORE_DIR)
 
-    neighbour = fresh.run_cli("--include-topics", payments)
-    assert neighbour.returncode == 0, neighbour.stdout[-3000:]
-    assert tables_and_ids(fresh) == {table_name(payments): [100]}
+    # The new neighbour's run and reads in one process: the old lake's metastore, beside it, would list
+    # the old lake's table (the same database's name) if the neighbour used it.
+    assert run_and_read(fresh, payments) == {table_name(payments): [100]}
     assert (fresh.warehouse / EMBEDDED_METASTORE_DIR / "metastore_db").is_dir()
 
     cli_harness.produce(orders, EVENT, [{"id": 3}, {"id": 4}])
