@@ -21,6 +21,7 @@ import pytest
 
 from loader.runtime.spark_session import LOCAL_IP_ENV
 from tests.fixtures.processes import children
+from tests.tiers import FULL
 
 pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first]
 
@@ -108,20 +109,27 @@ def loopback(address: str) -> bool:
     return parsed.is_loopback or (mapped is not None and mapped.is_loopback)
 
 
-def test_a_local_driver_listens_on_loopback_only_makes_its_tables_without_a_shell_and_leaves_no_files(
-    tmp_path: Path,
-) -> None:
+def a_local_driver_s_own_start(seen: dict[str, Any], tmp_path: Path) -> None:
     """Its web UI on loopback alone. Its embedded metastore makes a database and a table without a shell
     process: Hive 2.3 would copy the parent directory's group and mode onto each new one with Hadoop's
     shell commands, which read the directory's with an `ls -ld` process (three per table on a local
     disk). Nothing left in the temporary directory."""
-    seen = run_driver(tmp_path)
     assert all(loopback(a) for a in seen["listening"]), seen
     assert LOCAL_IP_ENV not in os.environ
     assert seen["ls after the session started"] == [], seen
     assert (tmp_path / "warehouse" / "lake.db" / "events").is_dir()
     # Hive's session resources directory among them (`<tmpdir>/<session id>_resources` by default).
     assert seen["left in the temporary directory"] == [], seen
+
+
+@FULL
+def test_a_local_driver_listens_on_loopback_only_makes_its_tables_without_a_shell_and_leaves_no_files(
+    tmp_path: Path,
+) -> None:
+    """A driver with nothing before it. The default tier's keeper:
+    test_a_driver_killed_while_its_jvm_starts_leaves_nothing_once_the_next_one_has_started, whose next
+    driver is this one's and asserts all of this."""
+    a_local_driver_s_own_start(run_driver(tmp_path), tmp_path)
 
 
 def test_an_address_the_environment_names_is_kept(tmp_path: Path) -> None:
@@ -151,7 +159,9 @@ def test_a_driver_killed_while_its_jvm_starts_leaves_nothing_once_the_next_one_h
 ) -> None:
     """PySpark waits for its JVM with a connection directory (`tmp*`) made by Python's `tempfile`: a
     driver killed then left it in the temporary directory for good. It is made in the driver's scratch
-    directory, which the next driver's start removes (see `loader.runtime.driver_scratch`)."""
+    directory, which the next driver's start removes (see `loader.runtime.driver_scratch`). That next
+    driver is a local driver's whole start: its web UI on loopback, its tables made without a shell, and
+    nothing left when it ends (`a_local_driver_s_own_start`; the full tier's test above, alone)."""
     temporary = tmp_path / "tmp"
     temporary.mkdir()
     starting = subprocess.Popen(
@@ -171,8 +181,7 @@ def test_a_driver_killed_while_its_jvm_starts_leaves_nothing_once_the_next_one_h
             assert time.monotonic() < deadline, f"the killed driver's JVM {jvm} did not end"
             time.sleep(0.1)
 
-    seen = run_driver(tmp_path)
-    assert seen["left in the temporary directory"] == [], seen
+    a_local_driver_s_own_start(run_driver(tmp_path), tmp_path)
 
 
 JVM_KILLED = """
