@@ -18,7 +18,17 @@ from loader.reading.kafka_security import KafkaSecurity, client_config
 
 _LONG = (1 << 64) - 1
 # A partition's leader is being elected or has moved: asked again after a pause (doubling up to 1 s).
-LEADER_MOVING = frozenset({KafkaError.NOT_LEADER_FOR_PARTITION, KafkaError.LEADER_NOT_AVAILABLE})
+# What a partition's offset request may be answered while its leadership settles (a topic created a moment
+# ago, a broker restarting): no leader yet, another leader, or a leader epoch the broker asked has not
+# reached yet (or has passed); each is retriable in Kafka's protocol.
+LEADER_MOVING = frozenset(
+    {
+        KafkaError.NOT_LEADER_FOR_PARTITION,
+        KafkaError.LEADER_NOT_AVAILABLE,
+        KafkaError.UNKNOWN_LEADER_EPOCH,
+        KafkaError.FENCED_LEADER_EPOCH,
+    }
+)
 LEADER_PAUSE_S = 0.1
 
 

@@ -57,7 +57,8 @@ def test_every_question_of_a_run_goes_through_one_client(
 
 def test_the_offsets_of_a_topic_created_a_moment_ago_wait_for_its_leader(kafka_broker: KafkaBroker) -> None:
     """Right after a topic is created, its partitions' leader may not be elected yet (Kafka answers "not
-    leader for partition" to about one such request in ten here): the run asks again, it does not fail."""
+    leader for partition" to about one such request in ten here, and now and then "leader epoch is newer
+    than broker epoch"): the run asks again, it does not fail."""
     kafka = KafkaAdmin(kafka_broker.bootstrap, 30)
     for _ in range(30):
         topic = kafka_broker.create_topic(partitions=2)
