@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from registry.compatibility.hints import root_label
@@ -35,7 +35,7 @@ __all__ = ["Change", "ChangeKind", "diff_schemas", "type_label"]
 _LOGICAL_ATTRIBUTES = ("logicalType", "precision", "scale")
 
 
-class ChangeKind(str, Enum):
+class ChangeKind(StrEnum):
     """What happened at one place in the schema."""
 
     FIELD_ADDED = "field added"
@@ -45,9 +45,6 @@ class ChangeKind(str, Enum):
     DEFAULT_CHANGED = "default changed"
     DOC_CHANGED = "doc changed"
     SYMBOLS_CHANGED = "symbols changed"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass(frozen=True)

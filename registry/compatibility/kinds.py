@@ -1,16 +1,16 @@
 """The two vocabularies other code switches on: compatibility levels and incompatibility kinds.
 
-Both are ``(str, Enum)`` so that values compare equal to the plain strings that arrive over HTTP and are
+Both are ``StrEnum``s so that values compare equal to the plain strings that arrive over HTTP and are
 stored in the database, and serialise as themselves. The kinds use Avro Java's names on purpose: people
 who know ``SchemaCompatibility`` (and Confluent's error texts) recognise them.
 """
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 
-class CompatibilityLevel(str, Enum):
+class CompatibilityLevel(StrEnum):
     """Which existing versions a new schema is checked against, and in which direction."""
 
     NONE = "NONE"
@@ -20,9 +20,6 @@ class CompatibilityLevel(str, Enum):
     FORWARD_TRANSITIVE = "FORWARD_TRANSITIVE"
     FULL = "FULL"
     FULL_TRANSITIVE = "FULL_TRANSITIVE"
-
-    def __str__(self) -> str:
-        return self.value
 
     @property
     def transitive(self) -> bool:
@@ -40,7 +37,7 @@ class CompatibilityLevel(str, Enum):
         return self.value.startswith(("FORWARD", "FULL"))
 
 
-class IncompatibilityKind(str, Enum):
+class IncompatibilityKind(StrEnum):
     """Why a reader cannot read a writer's data, in Avro Java's ``SchemaIncompatibilityType`` terms."""
 
     NAME_MISMATCH = "NAME_MISMATCH"
@@ -49,6 +46,3 @@ class IncompatibilityKind(str, Enum):
     READER_FIELD_MISSING_DEFAULT_VALUE = "READER_FIELD_MISSING_DEFAULT_VALUE"
     TYPE_MISMATCH = "TYPE_MISMATCH"
     MISSING_UNION_BRANCH = "MISSING_UNION_BRANCH"
-
-    def __str__(self) -> str:
-        return self.value

@@ -7,12 +7,12 @@ A difference is found comparing the writer's schema (Confluent's "original") wit
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 __all__ = ["COMPATIBLE", "EXTENT", "Difference", "family"]
 
 
-class Difference(str, Enum):
+class Difference(StrEnum):
     """One kind of difference between a writer's and a reader's JSON schema."""
 
     ID_CHANGED = "ID_CHANGED"
@@ -168,9 +168,6 @@ class Difference(str, Enum):
     COMBINED_TYPE_SUBSCHEMAS_CHANGED = "COMBINED_TYPE_SUBSCHEMAS_CHANGED"
     NOT_TYPE_EXTENDED = "NOT_TYPE_EXTENDED"
     NOT_TYPE_NARROWED = "NOT_TYPE_NARROWED"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 _D = Difference

@@ -3,10 +3,10 @@ compatible (Confluent's ``SchemaDiff.COMPATIBLE_CHANGES``): the others refuse a 
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 
-class ProtobufKind(str, Enum):
+class ProtobufKind(StrEnum):
     """One kind of difference from an original schema to an update."""
 
     PACKAGE_CHANGED = "PACKAGE_CHANGED"
@@ -36,9 +36,6 @@ class ProtobufKind(str, Enum):
     ONEOF_FIELD_MOVED_TO_TOP_LEVEL = "ONEOF_FIELD_MOVED_TO_TOP_LEVEL"
     MULTIPLE_FIELDS_MOVED_TO_ONEOF = "MULTIPLE_FIELDS_MOVED_TO_ONEOF"
     FIELD_MOVED_TO_EXISTING_ONEOF = "FIELD_MOVED_TO_EXISTING_ONEOF"
-
-    def __str__(self) -> str:
-        return self.value
 
     @property
     def compatible(self) -> bool:
