@@ -9,96 +9,27 @@ import struct
 from typing import Any
 
 import pytest
-from confluent_kafka import Producer
 from confluent_kafka.schema_registry import (
     Schema,
     SchemaRegistryClient,
-    record_subject_name_strategy,
-    topic_record_subject_name_strategy,
-    topic_subject_name_strategy,
 )
-from confluent_kafka.schema_registry.avro import AvroSerializer
-from confluent_kafka.serialization import MessageField, SerializationContext
 from pyspark.sql import SparkSession
 from rich.console import Console
 
 from loader.operations import status
 from loader.operations.audit import audit
 from loader.outcome.report import TopicReport
-from loader.schema.naming import table_name
-from tests.loader.harness import Harness, committed_offsets
+from tests.loader import kill_riders
+from tests.loader.event_types import buy, click, event, numbered, order, produce, table, view
+from tests.loader.harness import Harness
 from tests.loader.test_run_process import killed_runs
-from tests.tiers import steps_by_tier
+from tests.tiers import FULL
 
 pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first]
-
-STRATEGIES = {
-    "record": record_subject_name_strategy,
-    "topic_record": topic_record_subject_name_strategy,
-    "topic": topic_subject_name_strategy,
-}
-
-
-def event(harness: Harness, name: str, fields: list[dict[str, Any]]) -> dict[str, Any]:
-    """A record schema in a namespace of the test's own: record-named subjects are global."""
-    return {"type": "record", "name": name, "namespace": f"{harness.prefix}.shop", "fields": fields}
-
-
-def click(harness: Harness, v2: bool = False) -> dict[str, Any]:
-    extra = [{"name": "button", "type": "string", "default": "left"}] if v2 else []
-    return event(
-        harness, "Click", [{"name": "n", "type": "long"}, {"name": "page", "type": "string"}, *extra]
-    )
-
-
-def view(harness: Harness, v2: bool = False) -> dict[str, Any]:
-    extra = [{"name": "seconds", "type": "double", "default": 0.0}] if v2 else []
-    return event(harness, "View", [{"name": "n", "type": "long"}, {"name": "url", "type": "string"}, *extra])
-
-
-def buy(harness: Harness, v2: bool = False) -> dict[str, Any]:
-    extra = [{"name": "currency", "type": "string", "default": "EUR"}] if v2 else []
-    return event(harness, "Buy", [{"name": "n", "type": "long"}, {"name": "cents", "type": "long"}, *extra])
-
-
-def order(harness: Harness, v2: bool = False) -> dict[str, Any]:
-    extra = [{"name": "channel", "type": "string", "default": "web"}] if v2 else []
-    return event(harness, "Order", [{"name": "n", "type": "long"}, *extra])
-
-
-def produce(
-    harness: Harness, topic: str, batches: list[tuple[dict[str, Any], str, list[dict[str, Any]]]]
-) -> None:
-    """Records of several types interleaved in each partition, each serialized by the strategy named."""
-    client = SchemaRegistryClient({"url": harness.registry_url})
-    context = SerializationContext(topic, MessageField.VALUE)
-    serialized = []
-    for schema, strategy, records in batches:
-        serializer = AvroSerializer(
-            client, json.dumps(schema), conf={"subject.name.strategy": STRATEGIES[strategy]}
-        )
-        serialized.append([serializer(r, context) for r in records])
-    producer = Producer({"bootstrap.servers": harness.kafka.bootstrap})
-    partitions = harness.partitions_of(topic)
-    i = 0
-    while any(serialized):
-        for values in serialized:
-            if values:
-                producer.produce(topic, value=values.pop(0), partition=i % partitions)
-                i += 1
-    assert producer.flush(30) == 0
-
-
-def numbered(start: int, count: int, **fields: Any) -> list[dict[str, Any]]:
-    return [{"n": start + i, **fields} for i in range(count)]
 
 
 def only(report: Any, topic: str) -> TopicReport:
     return next(t for t in report.topics if t.topic == topic)
-
-
-def table(harness: Harness, topic: str, suffix: str = "") -> str:
-    return f"{harness.database}.{table_name(topic)}{suffix}"
 
 
 def rows(spark: SparkSession, name: str, columns: str) -> list[tuple[Any, ...]]:
@@ -323,42 +254,17 @@ def test_a_topic_without_event_types_is_looked_into_once_for_its_new_records(
     assert not audit(harness.settings(), spark, "loader_quarantine").mismatches
 
 
-# The default tier kills where a topic's several tables differ in state (staged; some of their files
-# moved, others not); the full tier at each step whose state a table has, then from outside.
-MULTI_TYPE_OWN_POINTS = ("after_staging", "after_first_move")
-
-
-@pytest.mark.parametrize(
-    "points",
-    steps_by_tier(
-        MULTI_TYPE_OWN_POINTS, ("after_table_ready", "after_staging", "after_manifest", "after_first_move")
-    ),
-)
+# A topic of several types is killed in the default tier along the Hive kill test's runs
+# (test_run_process.py, with tests/loader/kill_riders.py); the full tier kills runs of its own at each
+# step whose state a table has, then from outside.
+@FULL
 def test_killed_runs_over_a_multi_type_topic_load_every_record_once_and_the_audit_is_clean(
-    cli_harness: Harness, points: tuple[str, ...]
+    cli_harness: Harness,
 ) -> None:
-    topic = cli_harness.topic(partitions=2, prefix="killed")
-    n = 0
-
-    def more(v2: bool) -> None:
-        nonlocal n
-        produce(cli_harness, topic, [
-            (order(cli_harness, v2), "topic", numbered(n, 2)),
-            (click(cli_harness, v2), "record", numbered(n + 2, 2, page="p")),
-            (view(cli_harness, v2), "topic_record", numbered(n + 4, 2, url="u")),
-        ])  # fmt: skip
-        n += 6
-
-    outside = None if points == MULTI_TYPE_OWN_POINTS else 10.0
-    killed_runs(cli_harness, points, lambda i: more(v2=i >= 2), outside)  # the types evolve from round 2
-    statements = [
-        f"SELECT _kafka_partition AS p, _kafka_offset AS o, n FROM {table(cli_harness, topic, suffix)}"
-        for suffix in ("", "__click", "__view")
-    ]
-    final, tables, audited = cli_harness.run_query_and_audit_cli(*statements)
+    rider = kill_riders.several_event_types(cli_harness)
+    points = ("after_table_ready", "after_staging", "after_manifest", "after_first_move")
+    killed_runs(cli_harness, points, rider.produce, 10.0)
+    final, rows, audited = cli_harness.run_query_and_audit_cli(*rider.statements)
     assert final["exit_code"] == 0, final
-    loaded = [row for rows in tables for row in rows]
-    pairs = sorted((row["p"], row["o"]) for row in loaded)
-    assert pairs == committed_offsets(cli_harness, topic), "a record was lost or loaded twice"
-    assert sorted(row["n"] for row in loaded) == list(range(n))
+    rider.check(rows)
     assert audited["ok"] and audited["windows"], audited  # what `loader audit` prints as clean

@@ -11,7 +11,7 @@ import struct
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import pytest
@@ -24,16 +24,15 @@ from loader.outcome.report import EXIT_LOCKED
 from loader.reading.kafka_metadata import watermarks
 from loader.runtime.spark_session import EMBEDDED_METASTORE_DIR
 from loader.schema.naming import table_name
+from tests.loader import kill_riders
 from tests.loader.harness import (
     REPO_ROOT,
     Harness,
-    committed_offsets,
-    in_transaction,
     record_schema,
     run_driver_script,
-    transactional_producer,
 )
-from tests.tiers import FULL, LINE_SMOKE, steps_by_tier
+from tests.loader.kill_riders import Rider
+from tests.tiers import FULL, LINE_SMOKE
 
 pytestmark = [pytest.mark.integration, pytest.mark.scheduled_first]
 
@@ -153,17 +152,19 @@ KILLED_FROM_OUTSIDE_AFTER_S = (3.0, 9.0)
 # another test worker; the default tier's: 6 or 7.
 @pytest.mark.timeout(1200)
 @pytest.mark.parametrize(
-    ("table_format", "crash_points", "kills_from_outside"),
+    ("table_format", "crash_points", "kills_from_outside", "with_riders"),
     [
-        pytest.param("hive", HIVE_STATE_POINTS, (), id="hive-few"),
-        pytest.param("iceberg", ICEBERG_RESUME_POINTS, (), id="iceberg-few"),
-        pytest.param("hive", CRASH_POINTS, KILLED_FROM_OUTSIDE_AFTER_S, id="hive", marks=FULL),
-        pytest.param("iceberg", ICEBERG_CRASH_POINTS, KILLED_FROM_OUTSIDE_AFTER_S, id="iceberg", marks=FULL),
+        pytest.param("hive", HIVE_STATE_POINTS, (), True, id="hive-few"),
+        pytest.param("iceberg", ICEBERG_RESUME_POINTS, (), False, id="iceberg-few"),
+        pytest.param("hive", CRASH_POINTS, KILLED_FROM_OUTSIDE_AFTER_S, False, id="hive", marks=FULL),
+        pytest.param(
+            "iceberg", ICEBERG_CRASH_POINTS, KILLED_FROM_OUTSIDE_AFTER_S, False, id="iceberg", marks=FULL
+        ),
         # The smoke of another Spark line: one kill, after the commit of the run's tables (Iceberg's after
         # that of its range, with nothing new for the rerun: the whole-range kill below; Hive's after its
         # manifest).
-        pytest.param("hive", ("after_manifest",), (), id="hive-one", marks=LINE_SMOKE),
-        pytest.param("iceberg", (), (), id="iceberg-one", marks=LINE_SMOKE),
+        pytest.param("hive", ("after_manifest",), (), False, id="hive-one", marks=LINE_SMOKE),
+        pytest.param("iceberg", (), (), False, id="iceberg-one", marks=LINE_SMOKE),
     ],  # scripts/test names the cases of the oldest Spark line's format
 )
 def test_killed_at_every_step_and_rerun_loads_every_record_exactly_once(
@@ -171,11 +172,19 @@ def test_killed_at_every_step_and_rerun_loads_every_record_exactly_once(
     table_format: str,
     crash_points: tuple[str, ...],
     kills_from_outside: tuple[float, ...],
+    with_riders: bool,
 ) -> None:
     assert set(HIVE_STATE_POINTS) <= set(CRASH_POINTS)
     assert set(ICEBERG_RESUME_POINTS) <= set(ICEBERG_CRASH_POINTS)
     cli_harness.table_format = table_format
-    killed_at_every_step_then_run(cli_harness, crash_points, kills_from_outside)
+    # The default tier's Hive kills take a transactional topic and one of several event types along
+    # (tests/loader/kill_riders.py): their kill tests of their own are the full tier's.
+    riders = (
+        (kill_riders.transactional(cli_harness), kill_riders.several_event_types(cli_harness))
+        if with_riders
+        else ()
+    )
+    killed_at_every_step_then_run(cli_harness, crash_points, kills_from_outside, riders=riders)
 
 
 def killed_at_every_step_then_run(
@@ -184,13 +193,15 @@ def killed_at_every_step_then_run(
     kills_from_outside: tuple[float, ...],
     killed_after_a_whole_range: bool = True,
     read_in: tuple[Harness, SparkSession] | None = None,
+    riders: Sequence[Rider] = (),
 ) -> None:
     """Runs killed at each of `crash_points`, then from outside at each of `kills_from_outside` seconds
     after their start, then (Iceberg, with `killed_after_a_whole_range`) once more after the table's
     commit, then a run that completes: every record is in its table once, every bad one in the
     quarantine once, and the audit agrees. That run, the reads and the audit happen in a Spark application
     of their own (a kill needs a process, the run after it does not), or with `read_in` on a session of
-    the worker's application (a REST catalog's tables, which both reach)."""
+    the worker's application (a REST catalog's tables, which both reach). `riders`: topics of other kinds
+    produced to before each run too, and checked after the last."""
     table_format = cli_harness.table_format
     topic = cli_harness.topic(partitions=2)
     # Topics of good records only, which a Hive run loads in one query with `topic` (see
@@ -198,12 +209,16 @@ def killed_at_every_step_then_run(
     clean = [cli_harness.topic(partitions=2) for _ in range(2)]
     produced = 0
     bad = 0
+    rounds = 0
     outside_kills = 0
     tolerate_bad = {"LOADER_MAX_BAD_RATIO": "1"}  # bad records are part of the load, not a failed run
 
     def produce(count: int) -> None:
         """Good records, and one that goes to the quarantine: it must be there exactly once too."""
-        nonlocal produced, bad
+        nonlocal produced, bad, rounds
+        for rider in riders:
+            rider.produce(rounds)
+        rounds += 1
         for each in (topic, *clean):
             cli_harness.produce(
                 each, EVENT, [{"n": produced + i, "target": f"t{produced + i}"} for i in range(count)]
@@ -244,20 +259,23 @@ def killed_at_every_step_then_run(
         f"WHERE topic = '{topic}'",
         *(f"SELECT _kafka_partition AS p, _kafka_offset AS o, n FROM {table_of(each)}" for each in clean),
     )
+    ridden = [statement for rider in riders for statement in rider.statements]
     # The run after the kills, and the reads and the audit, in an application of their own, or through
     # the worker's; a run's failed topic says why in the report, its trace in the stderr.
     if read_in is None:
-        final, (loaded, quarantined, *clean_loaded), audited = cli_harness.run_query_and_audit_cli(
-            *statements, max_bad_ratio=1.0
+        final, (loaded, quarantined, *others), audited = cli_harness.run_query_and_audit_cli(
+            *statements, *ridden, max_bad_ratio=1.0
         )
         assert final["exit_code"] == 0, final
     else:
         in_process, session = read_in
         report = in_process.run(session, max_bad_ratio=1.0)
         assert report.exit_code == 0, report.to_json()
-        loaded, quarantined, *clean_loaded = (
-            [row.asDict() for row in session.sql(statement).collect()] for statement in statements
+        loaded, quarantined, *others = (
+            [row.asDict(recursive=True) for row in session.sql(statement).collect()]
+            for statement in (*statements, *ridden)
         )
+    clean_loaded, rows_of_riders = others[: len(clean)], others[len(clean) :]
     pairs = sorted((row["p"], row["o"]) for row in loaded)
     assert len(pairs) == len(set(pairs)), "a record was loaded twice"
     bad_pairs = sorted((row["p"], row["o"]) for row in quarantined)
@@ -273,6 +291,9 @@ def killed_at_every_step_then_run(
             (p, o) for p in (0, 1) for o in range(ends[(each, p)].end)
         ), f"{each}: a record was lost or loaded twice"
         assert sorted(row["n"] for row in loaded) == list(range(produced))
+    for rider in riders:
+        rider.check(rows_of_riders[: len(rider.statements)])
+        rows_of_riders = rows_of_riders[len(rider.statements) :]
     # The audit records travel with the data through the same commits: they agree with the table.
     if read_in is None:
         assert audited["ok"], audited
@@ -281,46 +302,17 @@ def killed_at_every_step_then_run(
         assert report.ok, report.to_json()
 
 
-# The default tier kills where the run's offsets, past its transactions' markers, are written and not
-# yet applied (the manifest); the full tier before and after that too, then from outside.
-TRANSACTIONAL_OWN_POINTS = ("after_manifest",)
-
-
-@pytest.mark.parametrize(
-    "points",
-    steps_by_tier(
-        TRANSACTIONAL_OWN_POINTS, ("after_staging", "after_manifest", "after_first_move"), "its-own-step"
-    ),
-)
+# A transactional topic's kills in the default tier ride along the Hive kill test's (above); the full
+# tier's kill its runs at every step whose state differs, then from outside.
+@FULL
 def test_killed_runs_over_a_transactional_topic_load_each_committed_record_once_and_no_aborted_one(
-    cli_harness: Harness, points: tuple[str, ...]
+    cli_harness: Harness,
 ) -> None:
-    topic = cli_harness.topic(partitions=2)
-    serialize = cli_harness.serializer(topic, EVENT)
-    producer = transactional_producer(cli_harness)
-    n = 0
-
-    def produce(committed: int, aborted: int) -> None:
-        nonlocal n
-        in_transaction(
-            producer, topic, [serialize({"n": n + i, "target": "ok"}) for i in range(committed)], commit=True
-        )
-        in_transaction(
-            producer, topic, [serialize({"n": -1, "target": "aborted"}) for _ in range(aborted)], commit=False
-        )
-        n += committed
-
-    outside = None if points == TRANSACTIONAL_OWN_POINTS else 8.0
-    killed_runs(cli_harness, points, lambda _: produce(5, 3), outside)
-    table = f"{cli_harness.database}.{table_name(topic)}"
-    final, (loaded,), audited = cli_harness.run_query_and_audit_cli(
-        f"SELECT _kafka_partition AS p, _kafka_offset AS o, n, target FROM {table}"
-    )
+    rider = kill_riders.transactional(cli_harness)
+    killed_runs(cli_harness, HIVE_STATE_POINTS, rider.produce, 8.0)
+    final, rows, audited = cli_harness.run_query_and_audit_cli(*rider.statements)
     assert final["exit_code"] == 0, final
-    pairs = sorted((row["p"], row["o"]) for row in loaded)
-    assert pairs == committed_offsets(cli_harness, topic), "a committed record was lost or loaded twice"
-    assert {row["target"] for row in loaded} == {"ok"}
-    assert sorted(row["n"] for row in loaded) == list(range(n))
+    rider.check(rows)
     assert audited["ok"], audited
 
 
