@@ -3,8 +3,9 @@
 Given the file's text, the schemas it refers to, and what it must stay compatible with (a ``Baseline``:
 previous versions, oldest first, and the compatibility level), ``check_file`` validates the schema with its
 type's own parser (the registry's), applies the optional policies, runs the type's compatibility rules and
-turns every JSON pointer into a line and column of the file (where the type's text is JSON; a Protobuf
-file's problems come with their lines from protoc, its conflicts name the field and point at the file).
+turns every pointer into a line and column of the file (where the type's text is JSON, by reading it; a
+Protobuf file's problems come with their lines from protoc, its conflicts' lines from the places protoc
+records for each declaration).
 Where the baseline came from (the registry over HTTP, or git) is the caller's business (``baselines``),
 so the same rules give the same answer in the hook, in CI and in the registry itself.
 """
@@ -19,7 +20,7 @@ from typing import Any, Protocol
 
 from registry.compatibility import CompatibilityLevel, Conflict, InvalidSchemaError
 from registry.schema_check import policies
-from registry.schema_check.source_positions import Position, TextIndex, text_index
+from registry.schema_check.source_positions import Located, Position, TextIndex, text_index
 from registry.schema_types import DEFAULT_SCHEMA_TYPE, Parsed, Reference, SchemaType, schema_type
 
 __all__ = [
@@ -159,6 +160,12 @@ def _context(direction: str, labels: Sequence[str]) -> str:
     return f"consumers still on {joined} cannot read data written with the new schema"
 
 
+def parsed_index(index: TextIndex, kind: SchemaType, parsed: Parsed) -> TextIndex:
+    """Where the pointers of ``kind``'s conflicts lead in the text ``index`` reads, ``parsed`` from it: a
+    JSON text's own index, else the places the type knows (a ``.proto`` file's declarations)."""
+    return index if kind.text_is_json else Located(kind.positions(parsed))
+
+
 def conflict_findings(
     conflicts: Sequence[Conflict], labels: dict[int, str], index: TextIndex
 ) -> list[Finding]:
@@ -215,6 +222,7 @@ def check_file(
         new = kind.parse(text, references)
     except InvalidSchemaError as exc:
         return _invalid(file, exc, index)
+    index = parsed_index(index, kind, new)
     usable, notes = _parse_previous(baseline.versions if baseline else (), kind)
     applied = rules if kind.field_policies else Policies()
     if applied != rules:

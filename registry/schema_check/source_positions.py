@@ -8,10 +8,12 @@ that ``json.loads`` already accepted, so it can be strict and short rather than 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 __all__ = [
     "NOWHERE",
+    "Located",
     "Position",
     "SourceIndex",
     "TextIndex",
@@ -33,7 +35,7 @@ class Position:
 
 START = Position(1, 1)
 #: The file as a whole: where a problem in a text that is not JSON shows when no line can be named for it
-#: (a Protobuf conflict points into the compiled descriptor; its message names the field instead).
+#: (a Protobuf schema sent as a descriptor, or a part the new version no longer has; its message names it).
 NOWHERE = Position(0, 0)
 
 
@@ -256,7 +258,8 @@ class SourceIndex:
 
 
 class Unlocated:
-    """The index of a text that is not JSON (a ``.proto`` file): no pointer leads into it."""
+    """The index of a text that is not JSON (a ``.proto`` file) before it is parsed: no pointer leads into
+    it."""
 
     def value(self, pointer: str) -> Position:
         return NOWHERE
@@ -268,9 +271,35 @@ class Unlocated:
         return False
 
 
-TextIndex = SourceIndex | Unlocated
+class Located:
+    """The index of a text that is not JSON, from where its type says the pointers lead (a ``.proto``
+    file's declarations): a pointer without a place of its own shows at its nearest located parent."""
+
+    def __init__(self, positions: Mapping[str, tuple[int, int]]) -> None:
+        self._positions = positions
+
+    def value(self, pointer: str) -> Position:
+        if not pointer.startswith("/"):  # the whole file, or a part of a file it imports
+            return NOWHERE
+        tokens = split_pointer(pointer)
+        while tokens:
+            found = self._positions.get(join_pointer(*tokens))
+            if found is not None:
+                return Position(*found)
+            tokens = tokens[:-1]
+        return NOWHERE
+
+    def key(self, pointer: str) -> Position:
+        return self.value(pointer)
+
+    def __contains__(self, pointer: str) -> bool:
+        return pointer in self._positions
+
+
+TextIndex = SourceIndex | Unlocated | Located
 
 
 def text_index(text: str, is_json: bool) -> TextIndex:
-    """Where pointers lead in ``text``: a :class:`SourceIndex` for JSON, else nowhere."""
+    """Where pointers lead in ``text``: a :class:`SourceIndex` for JSON, else nowhere until the type says
+    (:class:`Located`)."""
     return SourceIndex(text) if is_json else Unlocated()

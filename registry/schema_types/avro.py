@@ -4,7 +4,7 @@ Avro rules, canonical forms and field tree of ``registry.compatibility``."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from registry.compatibility import (
     Change,
@@ -56,6 +56,9 @@ class Avro:
 
     def readable(self, schema: Parsed) -> str:
         return json.dumps(json.loads(schema.identity), indent=2, ensure_ascii=False)
+
+    def positions(self, schema: Parsed) -> Mapping[str, tuple[int, int]]:
+        return {}  # JSON: the schema check reads the pointers in the text
 
 
 def _avro(schema: Parsed) -> ParsedSchema:

@@ -9,7 +9,7 @@ else of a schema, so they never branch on a type's name (``registry.schema_types
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -162,4 +162,10 @@ class SchemaType(Protocol):
     def readable(self, schema: Parsed) -> str:
         """The identity form laid out for reading, one item per line: what the page's text diff compares,
         so that layout and order do not show as changes."""
+        ...
+
+    def positions(self, schema: Parsed) -> Mapping[str, tuple[int, int]]:
+        """Where the pointers of the type's conflicts lead in ``schema``'s text (line and column, 1-based),
+        for a text that is not JSON (a JSON text's pointers lead into it as they are): empty where the
+        type cannot tell (a Protobuf schema sent as a descriptor)."""
         ...

@@ -58,6 +58,8 @@ class CheckOutcome:
     #: The compatibility group property in scope and the candidate's value of it, when one is configured.
     group: str | None = None
     group_value: str | None = None
+    #: The candidate as parsed (where its type's pointers lead in its text, for the page's findings).
+    candidate: Parsed | None = None
 
 
 @dataclass(frozen=True)
@@ -345,4 +347,5 @@ class RegistrationMixin:
             conflicts=schema_logic.conflicts(parsed, pairs, level),
             group=group,
             group_value=value,
+            candidate=parsed,
         )

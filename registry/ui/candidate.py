@@ -30,6 +30,7 @@ from registry.schema_check.checker import (
     check_file,
     compared_note,
     conflict_findings,
+    parsed_index,
 )
 from registry.schema_check.layout import split_name
 from registry.schema_check.report import format_result, format_summary
@@ -199,7 +200,10 @@ def check_candidate(registry: Registry, candidate: Candidate, registry_url: str)
         outcome = registry.check_detailed(candidate.subject, request, None)
     except errors.InvalidSchema as exc:
         return _report(_invalid(registry, candidate, exc), Verdict.INVALID)
-    index = text_index(candidate.text, schema_type(candidate.schema_type).text_is_json)
+    kind = schema_type(candidate.schema_type)
+    index = text_index(candidate.text, kind.text_is_json)
+    if outcome.candidate is not None:
+        index = parsed_index(index, kind, outcome.candidate)
     labels = {number: f"version {number}" for number in outcome.compared}
     findings = tuple(sorted(conflict_findings(outcome.conflicts, labels, index)))
     if findings:

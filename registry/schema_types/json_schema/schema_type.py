@@ -4,7 +4,7 @@ parser, the rules, the diff and the field tree of this package."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from registry.compatibility import Change, CompatibilityLevel, Conflict
 from registry.compatibility.levels import compare_versions
@@ -53,6 +53,9 @@ class JsonSchema:
 
     def readable(self, schema: Parsed) -> str:
         return json.dumps(json.loads(_json(schema).identity), indent=2, sort_keys=True, ensure_ascii=False)
+
+    def positions(self, schema: Parsed) -> Mapping[str, tuple[int, int]]:
+        return {}  # JSON: the schema check reads the pointers in the text
 
 
 def _json(schema: Parsed) -> ParsedJsonSchema:

@@ -10,7 +10,7 @@ and normalized ``.proto`` texts), ``model`` (the types a schema names, what a fi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from registry.compatibility import Change, CompatibilityLevel, Conflict, Incompatibility
 from registry.compatibility.levels import compare_versions
@@ -65,6 +65,9 @@ class Protobuf:
 
     def readable(self, schema: Parsed) -> str:
         return _protobuf(schema).canonical
+
+    def positions(self, schema: Parsed) -> Mapping[str, tuple[int, int]]:
+        return _protobuf(schema).positions
 
 
 def check_reader_writer(reader: ParsedProtobuf, writer: ParsedProtobuf) -> list[Incompatibility]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, ClassVar
@@ -37,6 +38,9 @@ class ParsedProtobuf:
     fingerprint: str
     file: FileDescriptorProto = field(repr=False, compare=False)
     dependencies: tuple[FileDescriptorProto, ...] = field(repr=False, compare=False)
+    #: Where the file's declarations start in ``text`` (line, column), by the rules' pointers: empty for a
+    #: schema sent as a descriptor.
+    positions: Mapping[str, tuple[int, int]] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def identity(self) -> str:

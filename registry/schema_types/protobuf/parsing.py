@@ -30,6 +30,7 @@ from registry.schema_types.protobuf.builtins import described, include_dirs, is_
 from registry.schema_types.protobuf.compiler import Compiler, CompilerFailed, CompilerMessage, shared_compiler
 from registry.schema_types.protobuf.options import readable_options
 from registry.schema_types.protobuf.parsed import ParsedProtobuf
+from registry.schema_types.protobuf.positions import source_positions
 from registry.schema_types.protobuf.printer import proto_text
 
 #: The largest schema text accepted, in bytes of UTF-8 (a base64 descriptor counts as its text).
@@ -63,13 +64,16 @@ def parse_protobuf(
     if not compiled.ok:
         raise InvalidSchemaError(_problems(compiled.messages))
     *dependencies, file = compiled.files
+    positions = source_positions(file)
+    for each in compiled.files:  # kept apart: the descriptor is what the registry stores and serves
+        each.ClearField("source_code_info")
     _check_compiled(file)
     try:
         canonical = proto_text(readable_options(file, dependencies))
     except (TypeError, ValueError, DecodeError) as exc:  # an option the Python runtime cannot read
         raise InvalidSchemaError([SchemaProblem("", f"the schema's options cannot be read: {exc}")]) from None
     fingerprint = hashlib.sha256(canonical.encode("utf-8")).hexdigest()
-    return ParsedProtobuf(text, canonical, fingerprint, file, tuple(dependencies))
+    return ParsedProtobuf(text, canonical, fingerprint, file, tuple(dependencies), positions)
 
 
 def _check_text(text: str) -> None:

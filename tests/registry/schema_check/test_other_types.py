@@ -69,11 +69,30 @@ def test_protobuf_compatible_and_incompatible_changes(tree: Path) -> None:
     failed = check(ORDERS, schemas.ORDER_PROTO_RETYPED, schemas.ORDER_PROTO_V1, "PROTOBUF", customer)
     assert failed.status is Status.INCOMPATIBLE
     (finding,) = failed.findings
-    # A conflict points into the compiled descriptor, not the text: the file as a whole, the field named.
-    assert (finding.position, finding.rule) == (NOWHERE, "FIELD_SCALAR_KIND_CHANGED")
+    # Where protoc says the field's declaration starts: `string total_cents = 3;`, line 9.
+    assert (finding.position, finding.rule) == (Position(9, 3), "FIELD_SCALAR_KIND_CHANGED")
     assert format_result(failed)[0].startswith(
-        'schemas/orders.proto: "Order.total_cents (field 3)" is string in the reader but int64 in the writer'
+        'schemas/orders.proto:9:3: "Order.total_cents (field 3)" is string in the reader but int64 in the'
     )
+
+
+def test_a_protobuf_conflict_without_a_line_of_its_own_points_at_the_file(tree: Path) -> None:
+    """A message the new version no longer has, and any conflict of a schema sent as a compiled descriptor
+    (no source to point into), show as the whole file, the message or field named."""
+    customer = refs(tree, "customer.proto")
+    with_refund = schemas.ORDER_PROTO_V1 + "message Refund {\n  string id = 1;\n}\n"
+    removed = check(ORDERS, schemas.ORDER_PROTO_V1, with_refund, "PROTOBUF", customer)
+    (finding,) = removed.findings
+    assert (finding.position, finding.rule) == (NOWHERE, "MESSAGE_REMOVED")
+    assert format_result(removed)[0].startswith('schemas/orders.proto: message "Refund" is in the writer')
+
+    compiled = schema_type("PROTOBUF").formatted(
+        schema_type("PROTOBUF").parse(schemas.ORDER_PROTO_RETYPED, customer), "serialized"
+    )
+    assert compiled is not None
+    failed = check(ORDERS, compiled, schemas.ORDER_PROTO_V1, "PROTOBUF", customer)
+    (finding,) = failed.findings
+    assert (finding.position, finding.rule) == (NOWHERE, "FIELD_SCALAR_KIND_CHANGED")
 
 
 def test_an_invalid_proto_file_fails_at_protoc_s_line_and_column(tree: Path) -> None:

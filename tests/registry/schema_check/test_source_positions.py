@@ -7,6 +7,8 @@ import json
 import pytest
 
 from registry.schema_check.source_positions import (
+    NOWHERE,
+    Located,
     Position,
     SourceIndex,
     escape_token,
@@ -97,3 +99,13 @@ def test_a_pointer_without_leading_slash_is_rejected() -> None:
     with pytest.raises(ValueError, match="starts with '/'"):
         split_pointer("fields/0")
     assert SourceIndex("{}").value("fields/0") == Position(1, 1)
+
+
+def test_a_located_index_shows_a_pointer_at_its_nearest_located_parent() -> None:
+    index = Located({"/message_type/0": (3, 1), "/message_type/0/field/1": (5, 3)})
+    assert index.value("/message_type/0/field/1") == Position(5, 3)
+    assert index.value("/message_type/0/field/1/type_name") == Position(5, 3)
+    assert index.value("/message_type/0/oneof_decl/0") == Position(3, 1)
+    assert index.value("/message_type/1") == NOWHERE
+    assert index.value("") == NOWHERE  # the whole file: a part the new version no longer has
+    assert index.value("customer.proto:/message_type/0") == NOWHERE  # in a file it imports

@@ -95,8 +95,8 @@ def test_the_check_takes_a_protobuf_candidate_with_its_references(
     refs = {"ref_name": "customer.proto", "ref_subject": CUSTOMER, "ref_version": "1"}
     page = check(client, subject=ORDERS, schema_type="PROTOBUF", schema=schemas.ORDER_PROTO_RETYPED, **refs)
     assert "Incompatible:" in page
-    assert [row[:2] for row in rows(page, "check-findings")] == [["the file", "FIELD_SCALAR_KIND_CHANGED"]]
-    assert "candidate.proto: &#34;Order.total_cents (field 3)&#34; is string in the reader" in page
+    assert [row[:2] for row in rows(page, "check-findings")] == [["9:3", "FIELD_SCALAR_KIND_CHANGED"]]
+    assert "candidate.proto:9:3: &#34;Order.total_cents (field 3)&#34; is string in the reader" in page
 
     invalid = check(
         client, subject=ORDERS, schema_type="PROTOBUF", schema=schemas.ORDER_PROTO_INVALID, **refs
