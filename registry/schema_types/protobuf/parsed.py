@@ -22,6 +22,9 @@ if TYPE_CHECKING:
 class ParsedProtobuf:
     """A valid Protobuf schema; build it with :func:`registry.schema_types.protobuf.parsing.parse_protobuf`.
 
+    ``text`` is the ``.proto`` text as sent, or, for a schema sent as a base64 descriptor, its canonical
+    text (what the registry stores and answers, as Confluent does).
+
     ``file`` is the schema's compiled ``FileDescriptorProto`` (named ``default``, as Confluent names a
     schema's own file), ``dependencies`` every file it imports, directly or not, each after the files it
     imports, named by the import paths used. Both are shared and must not be changed.

@@ -48,8 +48,9 @@ _IMPORT_FAILED = re.compile(r'Import "(?P<path>[^"]+)" was not found or had erro
 def parse_protobuf(
     text: str, references: Sequence[Reference] = (), compiler: Compiler | None = None
 ) -> ParsedProtobuf:
-    """The schema ``text`` is; raises :class:`InvalidSchemaError` listing protoc's complaints, with line
-    and column where the text is ``.proto`` source."""
+    """The schema ``text`` is (``.proto`` source, or a base64 ``FileDescriptorProto``, which it keeps as
+    its ``.proto`` text); raises :class:`InvalidSchemaError` listing protoc's complaints, with line and
+    column where the text is ``.proto`` source."""
     _check_text(text)
     given = _referenced_files(references)
     descriptor = _descriptor_form(text)
@@ -73,7 +74,10 @@ def parse_protobuf(
     except (TypeError, ValueError, DecodeError) as exc:  # an option the Python runtime cannot read
         raise InvalidSchemaError([SchemaProblem("", f"the schema's options cannot be read: {exc}")]) from None
     fingerprint = hashlib.sha256(canonical.encode("utf-8")).hexdigest()
-    return ParsedProtobuf(text, canonical, fingerprint, file, tuple(dependencies), positions)
+    # A schema sent as a descriptor is kept as its `.proto` text, as Confluent stores it (clients that
+    # want the descriptor ask for `format=serialized`).
+    kept = text if descriptor is None else canonical
+    return ParsedProtobuf(kept, canonical, fingerprint, file, tuple(dependencies), positions)
 
 
 def _check_text(text: str) -> None:

@@ -97,6 +97,26 @@ def test_a_text_and_a_descriptor_of_one_protobuf_schema_are_one_version_and_id(c
     assert client.get("/subjects/j/versions").get_json() == [1]
 
 
+def test_a_protobuf_schema_sent_as_a_descriptor_is_stored_and_answered_as_proto_text(
+    client: FlaskClient,
+) -> None:
+    """As Confluent stores it: what confluent-kafka's Protobuf serializer registers (a base64
+    descriptor) reads back as `.proto` text, and as the descriptor with `format=serialized`."""
+    parsed_id = registered(client, "text-first", ORDER, "PROTOBUF")
+    descriptor = client.get(f"/schemas/ids/{parsed_id}?format=serialized").get_json()["schema"]
+    sent = registered(client, "descriptor-first", descriptor, "PROTOBUF")
+    assert sent == parsed_id  # one schema, one id
+    for path in ("/subjects/descriptor-first/versions/1", f"/schemas/ids/{sent}"):
+        answered = client.get(path).get_json()["schema"]
+        assert answered.startswith('syntax = "proto3";') and "message Order {" in answered, answered
+    raw = client.get("/subjects/descriptor-first/versions/1/schema").get_data(as_text=True)
+    assert 'import "google/protobuf/timestamp.proto";' in raw
+    served = client.get("/subjects/descriptor-first/versions/1?format=serialized").get_json()["schema"]
+    assert FileDescriptorProto.FromString(base64.b64decode(served)) == FileDescriptorProto.FromString(
+        base64.b64decode(descriptor)
+    )
+
+
 def test_normalize_stores_confluent_s_normalized_protobuf_and_dedupes_what_normalizes_alike(
     client: FlaskClient,
 ) -> None:
