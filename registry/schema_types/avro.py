@@ -18,6 +18,7 @@ from registry.compatibility import (
 )
 from registry.schema_types.avro_tree import field_tree
 from registry.schema_types.base import FieldTree, Parsed, Reference
+from registry.schema_types.search_entries import avro_entries
 
 
 class Avro:
@@ -56,6 +57,9 @@ class Avro:
 
     def readable(self, schema: Parsed) -> str:
         return json.dumps(json.loads(schema.identity), indent=2, ensure_ascii=False)
+
+    def search_entries(self, schema: Parsed) -> tuple[tuple[str, str, str], ...]:
+        return avro_entries(json.loads(schema.text))
 
     def positions(self, schema: Parsed) -> Mapping[str, tuple[int, int]]:
         return {}  # JSON: the schema check reads the pointers in the text

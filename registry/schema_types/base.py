@@ -164,6 +164,11 @@ class SchemaType(Protocol):
         so that layout and order do not show as changes."""
         ...
 
+    def search_entries(self, schema: Parsed) -> tuple[tuple[str, str, str], ...]:
+        """What a search for people looks in (:mod:`~registry.schema_types.search_entries`): ``(kind,
+        where, text)`` for each name, namespace, symbol and doc."""
+        ...
+
     def positions(self, schema: Parsed) -> Mapping[str, tuple[int, int]]:
         """Where the pointers of the type's conflicts lead in ``schema``'s text (line and column, 1-based),
         for a text that is not JSON (a JSON text's pointers lead into it as they are): empty where the

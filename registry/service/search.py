@@ -1,5 +1,5 @@
-"""What a search for some text finds in a schema: record, enum and fixed names and namespaces, field names
-and docs. Pure (JSON in, hits out), case-insensitive, on the schema's JSON as registered.
+"""What a search for some text finds in a schema: its type's names, namespaces, fields, symbols and docs
+(``registry.schema_types.search_entries``). Pure (entries in, hits out), case-insensitive.
 
 The subject list asks the database for the subjects whose name holds the text, or whose latest live
 schema's text holds it; this module then keeps the schema matches that are in a name, a namespace or a
@@ -9,64 +9,23 @@ says where, so the list can show why a subject matched.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 MAX_HITS = 3
-NAMED = ("record", "error", "enum", "fixed")
 
 
 @dataclass(frozen=True)
 class Hit:
-    """Where the text was found: ``what`` is ``record``, ``namespace``, ``field``, ``doc`` or ``symbol``."""
+    """Where the text was found: ``what`` is ``record``, ``namespace``, ``field``, ``doc``, ``symbol``, or
+    another kind a schema type's search entries name (``enum``; Protobuf's ``message``, JSON Schema's
+    ``object``)."""
 
     what: str
     where: str
 
     def __str__(self) -> str:
         return f"{self.what} {self.where}"
-
-
-def _full(name: str, namespace: str | None) -> str:
-    return name if "." in name or not namespace else f"{namespace}.{name}"
-
-
-def _walk(schema: Any, namespace: str | None, path: str) -> Iterator[tuple[str, str, str]]:
-    """Every searchable string of a schema: (kind, where, text) triples."""
-    if isinstance(schema, list):
-        for branch in schema:
-            yield from _walk(branch, namespace, path)
-        return
-    if not isinstance(schema, dict):
-        return
-    kind = schema.get("type")
-    if kind in NAMED and isinstance(schema.get("name"), str):
-        space = schema.get("namespace") if isinstance(schema.get("namespace"), str) else namespace
-        full = _full(schema["name"], space)
-        space = full.rpartition(".")[0] or None
-        yield ("record" if kind in ("record", "error") else kind, full, schema["name"])
-        if space:
-            yield ("namespace", space, space)
-        if isinstance(schema.get("doc"), str):
-            yield ("doc", full, schema["doc"])
-        for symbol in schema.get("symbols", ()) if kind == "enum" else ():
-            if isinstance(symbol, str):
-                yield ("symbol", f"{full}.{symbol}", symbol)
-        short = full.rpartition(".")[2]
-        for field in schema.get("fields", ()) if kind in ("record", "error") else ():
-            if not isinstance(field, dict) or not isinstance(field.get("name"), str):
-                continue
-            where = f"{short}.{field['name']}"
-            yield ("field", where, field["name"])
-            if isinstance(field.get("doc"), str):
-                yield ("doc", where, field["doc"])
-            yield from _walk(field.get("type"), space, where)
-    elif kind in ("array", "map"):
-        yield from _walk(schema.get("items" if kind == "array" else "values"), namespace, path)
-    elif isinstance(kind, dict | list):
-        yield from _walk(kind, namespace, path)
 
 
 @dataclass(frozen=True)
@@ -86,16 +45,12 @@ def candidate_text(wanted: str) -> str:
     return needle.rpartition(".")[2] or needle if "." in needle else needle
 
 
-def searchable(schema_text: str) -> Digest:
-    """The schema's names, namespaces, symbols and docs: what a search looks in, small enough to keep per
-    schema id so that a repeated search reads no JSON."""
-    try:
-        schema = json.loads(schema_text)
-    except ValueError:
-        return Digest("", ())
-    entries = tuple((kind, where, text.lower()) for kind, where, text in _walk(schema, None, ""))
-    places = "\n".join(where.lower() for kind, where, _ in entries if kind == "field")
-    return Digest("\n".join(text for _, _, text in entries), entries, places)
+def searchable(entries: Iterable[tuple[str, str, str]]) -> Digest:
+    """A schema's search entries (its type's ``search_entries``) as a digest: what a search looks in,
+    small enough to keep per schema id so that a repeated search parses nothing."""
+    lowered = tuple((kind, where, text.lower()) for kind, where, text in entries)
+    places = "\n".join(where.lower() for kind, where, _ in lowered if kind == "field")
+    return Digest("\n".join(text for _, _, text in lowered), lowered, places)
 
 
 def _needle(wanted: str) -> str:
@@ -124,8 +79,3 @@ def digest_hits(digest: Digest, wanted: str, limit: int = MAX_HITS) -> list[Hit]
             if len(hits) >= limit:
                 break
     return hits
-
-
-def schema_hits(schema_text: str, wanted: str, limit: int = MAX_HITS) -> list[Hit]:
-    """Up to ``limit`` places in the schema whose name, namespace, symbol or doc holds ``wanted``."""
-    return digest_hits(searchable(schema_text), wanted, limit)

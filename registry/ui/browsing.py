@@ -205,7 +205,7 @@ def _digests(registry: Registry, schema_ids: list[int]) -> dict[int, Digest]:
     out = {sid: digest for sid in schema_ids if (digest := cache.get(sid)) is not None}
     missing = [sid for sid in schema_ids if sid not in out]
     for sid, stored in (registry.schemas_by_id(missing) if missing else {}).items():
-        out[sid] = searchable(stored.schema)
+        out[sid] = searchable(schema_type(stored.schema_type).search_entries(registry.parsed(stored)))
         cache.put(sid, out[sid])
     return out
 

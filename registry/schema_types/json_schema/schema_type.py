@@ -15,6 +15,7 @@ from registry.schema_types.json_schema.parsed import ParsedJsonSchema
 from registry.schema_types.json_schema.parsing import parse_json_schema
 from registry.schema_types.json_schema.refs import referenced_documents
 from registry.schema_types.json_schema.tree import field_tree
+from registry.schema_types.search_entries import tree_entries
 
 __all__ = ["JsonSchema"]
 
@@ -53,6 +54,9 @@ class JsonSchema:
 
     def readable(self, schema: Parsed) -> str:
         return json.dumps(json.loads(_json(schema).identity), indent=2, sort_keys=True, ensure_ascii=False)
+
+    def search_entries(self, schema: Parsed) -> tuple[tuple[str, str, str], ...]:
+        return tree_entries(self.field_tree(schema))
 
     def positions(self, schema: Parsed) -> Mapping[str, tuple[int, int]]:
         return {}  # JSON: the schema check reads the pointers in the text

@@ -23,6 +23,7 @@ from registry.schema_types.protobuf.parsing import parse_protobuf
 from registry.schema_types.protobuf.rules import differences
 from registry.schema_types.protobuf.tree import field_tree
 from registry.schema_types.protobuf.wording import incompatibility
+from registry.schema_types.search_entries import tree_entries
 
 #: The format (``?format=serialized``) Confluent's clients read a Protobuf schema in.
 SERIALIZED = "serialized"
@@ -65,6 +66,9 @@ class Protobuf:
 
     def readable(self, schema: Parsed) -> str:
         return _protobuf(schema).canonical
+
+    def search_entries(self, schema: Parsed) -> tuple[tuple[str, str, str], ...]:
+        return tree_entries(self.field_tree(schema))
 
     def positions(self, schema: Parsed) -> Mapping[str, tuple[int, int]]:
         return _protobuf(schema).positions

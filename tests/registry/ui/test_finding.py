@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from registry.service.search import Hit, mentions, schema_hits, searchable
+from registry.schema_types import schema_type
+from registry.service.search import Digest, Hit, digest_hits, mentions, searchable
 from registry.ui.contract_diff import ContractChange
 from registry.ui.version_summary import FieldChange, field_changes, summary_line
 from tests.registry.ui.helpers import SUBJECT, api, page_view, register
@@ -46,6 +47,15 @@ def listed(client: FlaskClient, query: str) -> list[str]:
 
 
 # -- pure parts -----------------------------------------------------------------------------------
+def digest(text: str, type_name: str = "AVRO") -> Digest:
+    kind = schema_type(type_name)
+    return searchable(kind.search_entries(kind.parse(text)))
+
+
+def schema_hits(text: str, wanted: str) -> list[Hit]:
+    return digest_hits(digest(text), wanted)
+
+
 def test_schema_hits_are_in_names_namespaces_symbols_and_docs_not_in_types() -> None:
     text = json.dumps(CARD)
     assert schema_hits(text, "CARD_LAST4") == [Hit("field", "CardPayment.card_last4")]
@@ -57,7 +67,43 @@ def test_schema_hits_are_in_names_namespaces_symbols_and_docs_not_in_types() -> 
         Hit("enum", "com.acme.billing.Status"),
     ]
     assert schema_hits(text, "string") == [] and schema_hits(text, "long") == []
-    assert schema_hits("not json", "x") == [] and schema_hits(text, "  ") == []
+    assert schema_hits(text, "  ") == []
+
+
+PROTO = """syntax = "proto3";
+package acme.billing;
+
+message CardPayment {
+  int64 id = 1;
+  string card_last4 = 2;
+  message Refund { string reason = 1; }
+  repeated Refund refunds = 3;
+}
+"""
+PAYMENT_JSON = json.dumps({
+    "title": "CardPayment",
+    "type": "object",
+    "properties": {
+        "card_last4": {"type": "string", "description": "Last four digits, never the number."},
+        "refunds": {
+            "type": "array", "items": {"type": "object", "properties": {"reason": {"type": "string"}}}
+        },
+    },
+})  # fmt: skip
+
+
+def test_protobuf_and_json_schemas_are_searched_in_their_messages_objects_fields_and_docs() -> None:
+    proto = digest(PROTO, "PROTOBUF")
+    assert digest_hits(proto, "card_LAST4") == [Hit("field", "CardPayment.card_last4")]
+    assert digest_hits(proto, "reason") == [Hit("field", "CardPayment.refunds[].reason")]
+    assert digest_hits(proto, "cardpayment")[0] == Hit("message", "CardPayment")
+    assert digest_hits(proto, "acme.billing") == [Hit("namespace", "acme.billing")]
+    assert digest_hits(proto, "string") == [] and digest_hits(proto, "int64") == []
+    json_schema = digest(PAYMENT_JSON, "JSON")
+    assert digest_hits(json_schema, "never the number") == [Hit("doc", "CardPayment.card_last4")]
+    assert digest_hits(json_schema, "refunds[].reason") == [Hit("field", "CardPayment.refunds[].reason")]
+    assert digest_hits(json_schema, "cardpayment")[0] == Hit("object", "CardPayment")
+    assert not mentions(json_schema, "array") and not mentions(json_schema, "properties")
 
 
 def test_a_summary_line_counts_and_names_what_changed() -> None:
@@ -181,9 +227,9 @@ def test_static_files_carry_their_hash_and_are_cached_for_a_year(client: FlaskCl
 
 
 def test_a_search_digest_holds_names_namespaces_symbols_and_docs_one_per_line() -> None:
-    digest = searchable(json.dumps(CARD))
-    assert mentions(digest, "Card_Last4") and mentions(digest, "never the number")
-    assert mentions(digest, "settled") and mentions(digest, "acme.billing")
-    assert not mentions(digest, "string") and not mentions(digest, "")
-    assert not mentions(digest, "payment.\nid"), "one name or doc at a time"
-    assert searchable("not json").text == ""
+    card = digest(json.dumps(CARD))
+    assert mentions(card, "Card_Last4") and mentions(card, "never the number")
+    assert mentions(card, "settled") and mentions(card, "acme.billing")
+    assert not mentions(card, "string") and not mentions(card, "")
+    assert not mentions(card, "payment.\nid"), "one name or doc at a time"
+    assert searchable(()).text == ""

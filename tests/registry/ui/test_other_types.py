@@ -117,3 +117,18 @@ def test_the_check_takes_a_json_schema_upload_by_its_suffix(client: FlaskClient,
 
     passing = check(client, subject=PAYMENTS, schema_type="JSON", schema=schemas.PAYMENT_JSON_RETYPED, **refs)
     assert "Not compared:" in passing  # level NONE
+
+
+def test_the_list_finds_protobuf_and_json_subjects_by_their_fields(
+    client: FlaskClient, protobuf: None, json_schema: None
+) -> None:
+    """Searched in each type's own names (its field tree), not only in Avro's: a field's name, or its
+    place as the hits name it."""
+    page = html(client, "/ui/?q=total_cents")
+    assert [row[0].split(" matches ")[0] for row in rows(page, "subject-table")] == [ORDERS]
+    assert 'matches <span class="hit">field Order.total_cents</span>' in page
+    page = html(client, "/ui/?q=Payment.amount")
+    assert [row[0].split(" matches ")[0] for row in rows(page, "subject-table")] == [PAYMENTS]
+    assert 'matches <span class="hit">field Payment.amount</span>' in page
+    # A type's name is in every schema's text, but is not what a person searching for it means.
+    assert "No subject matches “int64”." in html(client, "/ui/?q=int64")
