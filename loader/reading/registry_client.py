@@ -7,7 +7,7 @@ versions: a message written with a version that was later soft-deleted must stil
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import quote
 
 import requests
@@ -42,6 +42,8 @@ class RegistrySnapshot:
 
     writers: dict[str, dict[int, str]]  # subject -> schema id -> text, soft-deleted versions included
     latest: dict[str, tuple[int, str]]  # subject -> its latest live version's id and text
+    #: subject -> the type of its latest live version, for the subjects whose latest is not Avro
+    other_types: dict[str, str] = field(default_factory=dict)
 
     def schemas(self, subject: str) -> SubjectSchemas | None:
         if subject not in self.latest:
@@ -106,13 +108,13 @@ class RegistryClient:
         """The subject's writer schemas and latest schema, or None when it has no live version."""
         path = f"/subjects/{quote(subject, safe='')}"
         latest = self._get(f"{path}/versions/latest")
-        if not isinstance(latest, dict):
+        if not isinstance(latest, dict) or _schema_type(latest) != AVRO:
             return None
         versions = self._get(f"{path}/versions", deleted="true") or []
         writers: dict[int, str] = {}
         for version in versions if isinstance(versions, list) else []:
             found = self._get(f"{path}/versions/{int(version)}", deleted="true")
-            if isinstance(found, dict) and found.get("schemaType", "AVRO") == "AVRO":
+            if isinstance(found, dict) and _schema_type(found) == AVRO:
                 writers[int(found["id"])] = _compact(found["schema"])
         latest_schema = _compact(latest["schema"])
         writers[int(latest["id"])] = latest_schema
@@ -133,7 +135,24 @@ class RegistryClient:
                 subject_writers = writers.setdefault(str(version["subject"]), {})
                 subject_writers[int(version["id"])] = _compact(version["schema"])
         latest_of = {str(v["subject"]): (int(v["id"]), _compact(v["schema"])) for v in latest if _is_avro(v)}
-        return RegistrySnapshot(writers, latest_of)
+        others = {
+            str(v["subject"]): _schema_type(v)
+            for v in latest
+            if isinstance(v, dict) and "subject" in v and _schema_type(v) != AVRO
+        }
+        return RegistrySnapshot(writers, latest_of, others)
+
+    def other_types(self, subjects: set[str], snapshot: RegistrySnapshot | None) -> dict[str, str]:
+        """Of ``subjects``, those whose latest live version is not Avro, with its type (the registry's
+        ``snapshot``, or a request per subject from a registry that gave none)."""
+        if snapshot is not None:
+            return {s: t for s, t in snapshot.other_types.items() if s in subjects}
+        found = {}
+        for subject in sorted(subjects):
+            latest = self._get(f"/subjects/{quote(subject, safe='')}/versions/latest")
+            if isinstance(latest, dict) and _schema_type(latest) != AVRO:
+                found[subject] = _schema_type(latest)
+        return found
 
     def all_subject_schemas(
         self, subjects: set[str], snapshot: RegistrySnapshot | None
@@ -166,8 +185,15 @@ def describe_foreign_id(registry: RegistryClient, schema_id: int, subject: str) 
     return f"schema id {schema_id} belongs to another subject ({named}), not to subject {subject}"
 
 
+AVRO = "AVRO"  # a version's type when the registry names none, as Confluent's
+
+
+def _schema_type(version: dict[str, object]) -> str:
+    return str(version.get("schemaType") or AVRO)
+
+
 def _is_avro(version: object) -> bool:
-    return isinstance(version, dict) and version.get("schemaType", "AVRO") == "AVRO" and "subject" in version
+    return isinstance(version, dict) and _schema_type(version) == AVRO and "subject" in version
 
 
 def _compact(schema: str) -> str:

@@ -108,6 +108,8 @@ def discover(sources: Sources, last: Manifest, database: str) -> Discovery:
     # A topic without `<topic>-value` may carry record-named event types when some subject is named by
     # record: only then is it planned (and its first new records looked at, see `loader.run.topic_pass`).
     record_named = lookup.has_record_named_subjects()
+    unloaded_values = {f"{t}-value" for t in topics} & subjects
+    other_types = registry.other_types(unloaded_values - set(found.schemas), snapshot)
     for topic in sorted(topics):
         if topic in found.reports:
             continue
@@ -115,7 +117,14 @@ def discover(sources: Sources, last: Manifest, database: str) -> Discovery:
         if value is None and not (
             last.event_types.get(topic) or record_named or topic_record_subjects(topic, subjects)
         ):
-            reason = f"no schema registered for subject {topic}-value"
+            other = other_types.get(f"{topic}-value")
+            if other is None:
+                reason = f"no schema registered for subject {topic}-value"
+            else:  # a truthful skip, not "no schema": the loader does not decode that type yet
+                reason = (
+                    f"subject {topic}-value holds {other} schemas; the loader loads Avro topics only "
+                    "(Protobuf and JSON Schema topics are not loaded yet)"
+                )
             found.reports[topic] = TopicReport(topic, "skipped", reason=reason)
             continue
         found.values[topic] = value

@@ -3,14 +3,20 @@ every test once per table format."""
 
 from __future__ import annotations
 
+import json
 import struct
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
+import requests
+from confluent_kafka.schema_registry import SchemaRegistryClient
+from confluent_kafka.schema_registry.json_schema import JSONSerializer
+from confluent_kafka.serialization import MessageField, SerializationContext
 from pyspark.sql import SparkSession
 
 from loader.outcome.report import EXIT_BAD_RECORDS, EXIT_FAILED
+from loader.reading.registry_client import RegistryClient
 from tests.loader.harness import Harness, record_schema
 
 pytestmark = pytest.mark.integration
@@ -180,6 +186,47 @@ def test_topics_without_a_schema_are_skipped_with_the_reason(harness: Harness, s
     [skipped] = [t for t in report.topics if t.topic == topic]
     assert (skipped.status, skipped.reason) == ("skipped", f"no schema registered for subject {topic}-value")
     assert report.exit_code == 0
+
+
+ORDER_PROTO = 'syntax = "proto3";\npackage shop;\n\nmessage Order {\n  int64 id = 1;\n}\n'
+ORDER_JSON = {"title": "Order", "type": "object", "properties": {"id": {"type": "integer"}}}
+
+
+def test_topics_of_protobuf_and_json_schemas_are_skipped_naming_their_type(
+    harness: Harness, spark: SparkSession
+) -> None:
+    """Not "no schema": the subject's type, which the loader does not load yet. A registry without
+    `GET /schemas` is asked subject by subject, and a Protobuf subject is no Avro schema to it either."""
+    protobuf, json_topic = harness.topic(prefix="proto"), harness.topic(prefix="json")
+    registered = requests.post(
+        f"{harness.registry_url}/subjects/{protobuf}-value/versions",
+        json={"schema": ORDER_PROTO, "schemaType": "PROTOBUF"},
+        timeout=30,
+    )
+    assert registered.status_code == 200, registered.text
+    harness.produce_raw(protobuf, [b"\x00\x00\x00\x00\x01\x00\x08\x01"])
+    client = SchemaRegistryClient({"url": harness.registry_url})
+    serialize = JSONSerializer(json.dumps(ORDER_JSON), client)
+    harness.produce_raw(
+        json_topic, [serialize({"id": 1}, SerializationContext(json_topic, MessageField.VALUE))]
+    )
+
+    report = harness.run(spark)
+    skipped = {t.topic: (t.status, t.reason) for t in report.topics if t.topic in (protobuf, json_topic)}
+    only_avro = "the loader loads Avro topics only (Protobuf and JSON Schema topics are not loaded yet)"
+    assert skipped == {
+        protobuf: ("skipped", f"subject {protobuf}-value holds PROTOBUF schemas; {only_avro}"),
+        json_topic: ("skipped", f"subject {json_topic}-value holds JSON schemas; {only_avro}"),
+    }
+    assert report.exit_code == 0
+
+    registry = RegistryClient(harness.registry_url)
+    subjects = {f"{protobuf}-value", f"{json_topic}-value"}
+    assert registry.other_types(subjects, None) == {
+        f"{protobuf}-value": "PROTOBUF",
+        f"{json_topic}-value": "JSON",
+    }
+    assert registry.subject_schemas(f"{protobuf}-value") is None
 
 
 def test_topic_names_colliding_after_mapping_are_refused(harness: Harness, spark: SparkSession) -> None:
