@@ -28,6 +28,9 @@ from google.protobuf.descriptor_pb2 import FileDescriptorProto, FileDescriptorSe
 
 from registry.schema_types.protobuf import worker
 
+#: The name of a schema's own file, as Confluent's serialized form names it.
+SCHEMA_FILE = "default"
+
 #: How long one compilation may take before the worker is killed (protoc takes about a millisecond).
 COMPILE_TIMEOUT_SECONDS = 10.0
 
@@ -94,15 +97,18 @@ class Compiler:
         includes: Sequence[str],
         sources: Mapping[str, str] | None = None,
         given: Sequence[FileDescriptorProto] = (),
+        source_info: bool = False,
     ) -> Compiled:
         """Compiles ``target``, found among ``sources`` (import path -> text), ``given`` (files already
-        compiled) or the ``includes`` directories, with everything it imports."""
+        compiled) or the ``includes`` directories, with everything it imports; with ``source_info``, the
+        files compiled from text say where each declaration is in it (``SourceCodeInfo``)."""
         descriptor_set = FileDescriptorSet(file=list(given)).SerializeToString() if given else b""
         request = {
             "includes": list(includes),
             "sources": dict(sources or {}),
             "descriptor_set": base64.b64encode(descriptor_set).decode("ascii"),
             "target": target,
+            "source_info": source_info,
         }
         reply = self._ask(json.dumps(request).encode("utf-8"))
         if "failure" in reply:

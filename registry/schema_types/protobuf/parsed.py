@@ -12,6 +12,7 @@ from google.protobuf.descriptor_pb2 import FileDescriptorProto
 from google.protobuf.message import Message
 
 from registry.schema_types.protobuf.options import readable_options
+from registry.schema_types.protobuf.positions import source_positions
 from registry.schema_types.protobuf.printer import proto_text, syntax_of
 
 if TYPE_CHECKING:
@@ -41,9 +42,8 @@ class ParsedProtobuf:
     fingerprint: str
     file: FileDescriptorProto = field(repr=False, compare=False)
     dependencies: tuple[FileDescriptorProto, ...] = field(repr=False, compare=False)
-    #: Where the file's declarations start in ``text`` (line, column), by the rules' pointers: empty for a
-    #: schema sent as a descriptor.
-    positions: Mapping[str, tuple[int, int]] = field(default_factory=dict, repr=False, compare=False)
+    #: Whether ``text`` is the ``.proto`` source as sent (not the text of a descriptor sent).
+    from_source: bool = field(default=True, compare=False)
 
     @property
     def identity(self) -> str:
@@ -60,6 +60,13 @@ class ParsedProtobuf:
     def serialized(self) -> str:
         """The base64 ``FileDescriptorProto``, as ``GET /schemas/ids/{id}?format=serialized`` answers."""
         return base64.b64encode(self.file.SerializeToString(deterministic=True)).decode("ascii")
+
+    @cached_property
+    def positions(self) -> Mapping[str, tuple[int, int]]:
+        """Where the file's declarations start in ``text`` (line, column), by the rules' pointers; empty
+        for a schema sent as a descriptor. Compiled again for it, when asked: the schema check and the
+        page ask for a conflict's line, while registering and looking up never do."""
+        return source_positions(self.text, self.dependencies) if self.from_source else {}
 
     @cached_property
     def normalized(self) -> str:

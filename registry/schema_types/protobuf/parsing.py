@@ -27,10 +27,15 @@ from google.protobuf.message import DecodeError, Message
 from registry.compatibility import InvalidSchemaError, SchemaProblem
 from registry.schema_types.base import Reference
 from registry.schema_types.protobuf.builtins import described, include_dirs, is_builtin
-from registry.schema_types.protobuf.compiler import Compiler, CompilerFailed, CompilerMessage, shared_compiler
+from registry.schema_types.protobuf.compiler import (
+    SCHEMA_FILE,
+    Compiler,
+    CompilerFailed,
+    CompilerMessage,
+    shared_compiler,
+)
 from registry.schema_types.protobuf.options import readable_options
 from registry.schema_types.protobuf.parsed import ParsedProtobuf
-from registry.schema_types.protobuf.positions import source_positions
 from registry.schema_types.protobuf.printer import proto_text
 
 #: The largest schema text accepted, in bytes of UTF-8 (a base64 descriptor counts as its text).
@@ -38,9 +43,6 @@ MAX_SCHEMA_BYTES = 1_000_000
 #: How deep messages may be declared inside messages (a top-level message is at depth 1): protoc's own
 #: limit for text, applied to descriptors too.
 MAX_MESSAGE_NESTING = 31
-#: The name of a schema's own file, as Confluent's serialized form names it.
-SCHEMA_FILE = "default"
-
 _BASE64 = re.compile(r"[A-Za-z0-9+/=\s]+")
 _IMPORT_FAILED = re.compile(r'Import "(?P<path>[^"]+)" was not found or had errors\.')
 
@@ -65,9 +67,6 @@ def parse_protobuf(
     if not compiled.ok:
         raise InvalidSchemaError(_problems(compiled.messages))
     *dependencies, file = compiled.files
-    positions = source_positions(file)
-    for each in compiled.files:  # kept apart: the descriptor is what the registry stores and serves
-        each.ClearField("source_code_info")
     _check_compiled(file)
     try:
         canonical = proto_text(readable_options(file, dependencies))
@@ -77,7 +76,7 @@ def parse_protobuf(
     # A schema sent as a descriptor is kept as its `.proto` text, as Confluent stores it (clients that
     # want the descriptor ask for `format=serialized`).
     kept = text if descriptor is None else canonical
-    return ParsedProtobuf(kept, canonical, fingerprint, file, tuple(dependencies), positions)
+    return ParsedProtobuf(kept, canonical, fingerprint, file, tuple(dependencies), descriptor is None)
 
 
 def _check_text(text: str) -> None:

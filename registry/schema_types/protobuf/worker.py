@@ -61,10 +61,9 @@ def compile_request(request: dict[str, Any], work: str) -> dict[str, str]:
                 out.write(base64.b64decode(request["descriptor_set"]))
         result = os.path.join(sources, ".out.pb")
         argv = ["protoc", f"--proto_path={sources}", f"--descriptor_set_in={os.pathsep.join(sets)}"]
-        # Source info: where each declaration is in the text, for the schema check's lines (parsing
-        # takes it out of the descriptor the registry keeps).
-        argv += ["--include_imports", "--include_source_info", f"--descriptor_set_out={result}"]
-        argv.append(request["target"])
+        argv += ["--include_imports", f"--descriptor_set_out={result}", request["target"]]
+        if request.get("source_info"):  # where each declaration is in the text (the schema check's lines)
+            argv.insert(-1, "--include_source_info")
         code, errors = _run_protoc(argv, os.path.join(sources, ".stderr"), work)
         if code != 0:
             errors = errors.replace(sources + os.sep, "")
