@@ -132,7 +132,7 @@ def test_offline_hook_blocks_the_bad_commit_and_passes_the_good_one(
     blocked = commit_files(repo, retyped, "retype total_cents and amount")
     output = blocked.stdout + blocked.stderr
     assert blocked.returncode != 0, output
-    assert f'{orders}: "Order.total_cents (field 3)" is string in the reader' in output
+    assert f'{orders}:9:3: "Order.total_cents (field 3)" is string in the reader' in output
     assert "[FIELD_SCALAR_KIND_CHANGED]" in output
     line, column = schemas.PAYMENT_JSON_RETYPED_AT
     assert f"{payments}:{line}:{column}: " in output and "[TYPE_CHANGED]" in output
