@@ -163,7 +163,7 @@ def _context(direction: str, labels: Sequence[str]) -> str:
 def parsed_index(index: TextIndex, kind: SchemaType, parsed: Parsed) -> TextIndex:
     """Where the pointers of ``kind``'s conflicts lead in the text ``index`` reads, ``parsed`` from it: a
     JSON text's own index, else the places the type knows (a ``.proto`` file's declarations)."""
-    return index if kind.text_is_json else Located(kind.positions(parsed))
+    return index if kind.text_is_json else Located(lambda: kind.positions(parsed))
 
 
 def conflict_findings(

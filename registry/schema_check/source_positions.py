@@ -8,8 +8,9 @@ that ``json.loads`` already accepted, so it can be strict and short rather than 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
 __all__ = [
     "NOWHERE",
@@ -273,10 +274,15 @@ class Unlocated:
 
 class Located:
     """The index of a text that is not JSON, from where its type says the pointers lead (a ``.proto``
-    file's declarations): a pointer without a place of its own shows at its nearest located parent."""
+    file's declarations): a pointer without a place of its own shows at its nearest located parent.
+    ``positions`` is asked only when a pointer is (finding them may compile the text again)."""
 
-    def __init__(self, positions: Mapping[str, tuple[int, int]]) -> None:
-        self._positions = positions
+    def __init__(self, positions: Callable[[], Mapping[str, tuple[int, int]]]) -> None:
+        self._find = positions
+
+    @cached_property
+    def _positions(self) -> Mapping[str, tuple[int, int]]:
+        return self._find()
 
     def value(self, pointer: str) -> Position:
         if not pointer.startswith("/"):  # the whole file, or a part of a file it imports

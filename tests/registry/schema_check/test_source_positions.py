@@ -102,10 +102,13 @@ def test_a_pointer_without_leading_slash_is_rejected() -> None:
 
 
 def test_a_located_index_shows_a_pointer_at_its_nearest_located_parent() -> None:
-    index = Located({"/message_type/0": (3, 1), "/message_type/0/field/1": (5, 3)})
+    asked = []
+    index = Located(lambda: asked.append(1) or {"/message_type/0": (3, 1), "/message_type/0/field/1": (5, 3)})
+    assert asked == []  # not until a pointer is looked up
     assert index.value("/message_type/0/field/1") == Position(5, 3)
     assert index.value("/message_type/0/field/1/type_name") == Position(5, 3)
     assert index.value("/message_type/0/oneof_decl/0") == Position(3, 1)
     assert index.value("/message_type/1") == NOWHERE
     assert index.value("") == NOWHERE  # the whole file: a part the new version no longer has
     assert index.value("customer.proto:/message_type/0") == NOWHERE  # in a file it imports
+    assert asked == [1]  # found once
