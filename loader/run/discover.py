@@ -114,17 +114,20 @@ def discover(sources: Sources, last: Manifest, database: str) -> Discovery:
         if topic in found.reports:
             continue
         value = found.schemas.get(f"{topic}-value")
+        other = other_types.get(f"{topic}-value")
+        if value is None and not last.event_types.get(topic) and other is not None:
+            # A truthful skip, not "no schema", and whether or not other subjects are named by record:
+            # the topic's own subject says what its producers write, and the loader does not decode it yet.
+            reason = (
+                f"subject {topic}-value holds {other} schemas; the loader loads Avro topics only "
+                "(Protobuf and JSON Schema topics are not loaded yet)"
+            )
+            found.reports[topic] = TopicReport(topic, "skipped", reason=reason)
+            continue
         if value is None and not (
             last.event_types.get(topic) or record_named or topic_record_subjects(topic, subjects)
         ):
-            other = other_types.get(f"{topic}-value")
-            if other is None:
-                reason = f"no schema registered for subject {topic}-value"
-            else:  # a truthful skip, not "no schema": the loader does not decode that type yet
-                reason = (
-                    f"subject {topic}-value holds {other} schemas; the loader loads Avro topics only "
-                    "(Protobuf and JSON Schema topics are not loaded yet)"
-                )
+            reason = f"no schema registered for subject {topic}-value"
             found.reports[topic] = TopicReport(topic, "skipped", reason=reason)
             continue
         found.values[topic] = value

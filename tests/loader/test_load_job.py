@@ -195,8 +195,16 @@ ORDER_JSON = {"title": "Order", "type": "object", "properties": {"id": {"type": 
 def test_topics_of_protobuf_and_json_schemas_are_skipped_naming_their_type(
     harness: Harness, spark: SparkSession
 ) -> None:
-    """Not "no schema": the subject's type, which the loader does not load yet. A registry without
+    """Not "no schema": the subject's type, which the loader does not load yet, also when another team's
+    subjects are named by record (then a topic without `<topic>-value` is looked into). A registry without
     `GET /schemas` is asked subject by subject, and a Protobuf subject is no Avro schema to it either."""
+    record_named = {"type": "record", "name": "Placed", "namespace": f"{harness.prefix}.shop", "fields": []}
+    registered = requests.post(
+        f"{harness.registry_url}/subjects/{harness.prefix}.shop.Placed/versions",
+        json={"schema": json.dumps(record_named)},
+        timeout=30,
+    )
+    assert registered.status_code == 200, registered.text
     protobuf, json_topic = harness.topic(prefix="proto"), harness.topic(prefix="json")
     registered = requests.post(
         f"{harness.registry_url}/subjects/{protobuf}-value/versions",
