@@ -16,6 +16,8 @@ everything). Prints a Markdown table per scenario, with the ratios the targets a
   settings: seconds, commits, and the driver JVM's peak resident memory;
 - multitype: a topic of two event types (RecordNameStrategy, a table each) against a topic of one type
   holding the very same records (`--multitype-records` each), first run and next run;
+- value-formats: one topic of `--records` records as Avro and one as JSON Schema (the same events,
+  serialized as confluent-kafka's `JSONSerializer` does), each loaded by a `loader run` process, twice;
 - formats: the same topics loaded as Iceberg tables beside Hive ORC tables, as `loader run` processes:
   one topic of `--records` records, and `--format-topics` topics x `--records-per-topic` (first run:
   tables created; next run);
@@ -82,11 +84,13 @@ from loader_services import (
     VERSIONS,
     create_topics,
     encoded_events,
+    encoded_json_events,
     event,
     http,
     kafka_broker,
     produce,
     produce_keyed,
+    register_json_versions,
     register_versions,
     registry_server,
     rest_catalog_on_object_store,
@@ -95,7 +99,7 @@ from loader_services import (
 
 SCENARIOS = (
     "big", "keys", "many", "curve", "backlog", "multitype", "formats", "lake", "cluster", "paired", "current",
-    "small",
+    "small", "value-formats",
 )  # fmt: skip
 
 
@@ -529,6 +533,28 @@ def formats(bench: Bench, records: int, partitions: int, topics: int, per_topic:
                     f"hive: {label}" if table_format == "iceberg" else "",
                     f"driver peak {peak / 1024:.0f} MiB",
                 ),
+            )
+
+
+def value_formats(bench: Bench, records: int, partitions: int) -> None:
+    """The big topic's records as Avro and as JSON Schema, a topic each, loaded by `loader run`
+    processes one after the other (JSON first, then Avro, then each again: the second pair in the other
+    order), each into a database of its own."""
+    avro = setup_topics(bench, ["vf_avro"], partitions, False)["vf_avro"]
+    produce(bench.bootstrap, "vf_avro", encoded_events(avro, 5_000), records)
+    create_topics(bench.bootstrap, ["vf_json"], partitions)
+    json_ids = register_json_versions(bench.registry_url, "vf_json")
+    produce(bench.bootstrap, "vf_json", encoded_json_events(json_ids, 5_000), records)
+    for round_, order in enumerate((("json", "avro"), ("avro", "json"))):
+        for kind in order:
+            seconds, _, peak = bench.run_process(f"vf_{kind}_{round_}", f"vf_{kind}", records)
+            label = (
+                f"{'Avro' if kind == 'avro' else 'JSON Schema'}: 1 topic x {records:,}, round {round_ + 1}"
+            )
+            against = f"Avro: 1 topic x {records:,}, round {round_ + 1}" if kind == "json" else ""
+            bench.add(
+                "value formats, `loader run` processes",
+                Row(label, records, seconds, against, f"driver peak {peak / 1024:.0f} MiB"),
             )
 
 
@@ -994,6 +1020,8 @@ def main() -> None:
                         formats(
                             bench, args.records, args.partitions, args.format_topics, args.records_per_topic
                         )
+                    elif scenario == "value-formats":
+                        value_formats(bench, args.records, args.partitions)
                     elif scenario == "lake":
                         lake(bench, args.records, args.partitions, args.format_topics, args.records_per_topic)
             finally:

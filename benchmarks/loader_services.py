@@ -257,6 +257,47 @@ def encoded_events(
     return values
 
 
+def json_schema_of(avro: Any) -> Any:
+    """The JSON Schema a JSON producer of the page-view event would register for an Avro version of it
+    (closed objects, so that each version's added property is BACKWARD-compatible)."""
+    if isinstance(avro, list):
+        [single] = [t for t in avro if t != "null"]
+        return {"oneOf": [{"type": "null"}, json_schema_of(single)]}
+    if isinstance(avro, str):
+        return {"type": {"string": "string", "boolean": "boolean", "float": "number"}.get(avro, "integer")}
+    kind = avro["type"]
+    if kind == "record":
+        properties = {f["name"]: json_schema_of(f["type"]) for f in avro["fields"]}
+        return {"type": "object", "properties": properties, "additionalProperties": False}
+    if kind == "enum":
+        return {"type": "string", "enum": avro["symbols"]}
+    if kind == "array":
+        return {"type": "array", "items": json_schema_of(avro["items"])}
+    if kind == "map":
+        return {"type": "object", "additionalProperties": json_schema_of(avro["values"])}
+    return {"type": "integer"}  # timestamp-millis: the epoch milliseconds a JSON producer sends
+
+
+def register_json_versions(registry_url: str, topic: str) -> list[int]:
+    """The three versions, as JSON Schemas, under the topic's value subject."""
+    subject = f"{registry_url}/subjects/{topic}-value/versions"
+    return [
+        http(subject, {"schema": json.dumps(json_schema_of(v)), "schemaType": "JSON"})["id"] for v in VERSIONS
+    ]
+
+
+def encoded_json_events(schema_ids: list[int], per_version: int, seed: int = 11) -> list[bytes]:
+    """`encoded_events`' records as Confluent-framed JSON (magic byte, schema id, UTF-8 JSON text), as
+    confluent-kafka's `JSONSerializer` writes them."""
+    rng = random.Random(seed)
+    values = []
+    for i in range(per_version * len(VERSIONS)):
+        version = i % len(VERSIONS)
+        text = json.dumps(event(version + 1, rng), separators=(",", ":")).encode()
+        values.append(b"\x00" + struct.pack(">I", schema_ids[version]) + text)
+    return values
+
+
 def create_topics(bootstrap: str, names: list[str], partitions: int) -> None:
     admin = AdminClient({"bootstrap.servers": bootstrap})
     futures = admin.create_topics(

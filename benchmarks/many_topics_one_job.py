@@ -47,10 +47,10 @@ from loader_services import (
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from loader.config import LoaderSettings
 from loader.planning.offsets import OffsetRange
-from loader.reading.avro_decoder import avro_column
 from loader.reading.decoding import decode, good_rows, read_framed, table_columns
 from loader.reading.registry_client import RegistryClient, SubjectSchemas
 from loader.reading.topic_read import read_ranges
+from loader.reading.value_formats.avro_read import avro_column
 from loader.runtime.spark_session import SparkSettings, build_spark_session
 from loader.schema.partitioning import partition_values
 

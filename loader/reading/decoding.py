@@ -1,10 +1,11 @@
-"""Decoding Kafka records in the JVM: the Confluent-framed Avro value (and key, when the topic has a key
+"""Decoding Kafka records in the JVM: the Confluent-framed value (and key, when the topic has a key
 schema), each with its own writer schema, projected onto the subject's latest schema in the same pass.
 
-A framed message is: magic byte 0, the writer schema id as 4 bytes big-endian, the Avro body. For each
-writer id of the subject there is one `from_avro(body, writer schema, avroSchema=latest)` branch (Spark's
-own `from_avro`, see `loader.reading.avro_decoder`); Avro's schema resolution then fills added fields with
-their defaults, widens promoted types and drops removed fields.
+A framed message is: magic byte 0, the writer schema id as 4 bytes big-endian, the body. For Avro, each
+writer id of the subject has one `from_avro(body, writer schema, avroSchema=latest)` branch (Spark's own
+`from_avro`, see `loader.reading.value_formats.avro_read`); Avro's schema resolution then fills added fields
+with their defaults, widens promoted types and drops removed fields. A JSON Schema body is read by Spark's
+JSON reader on the latest schema's type (`loader.reading.value_formats.json_read`).
 
 Decoding failures are found reliably: spark-avro's PERMISSIVE mode returns a struct of NULLs for a body it
 cannot decode, which a record whose fields are all NULL would look like too. So a record reader schema
@@ -26,8 +27,7 @@ from typing import Literal
 from pyspark.sql import Column, DataFrame, Observation
 from pyspark.sql import functions as F
 
-from loader.reading.avro_decoder import AvroRead, avro_column
-from loader.reading.registry_client import SubjectSchemas
+from loader.reading.registry_client import JSON, SubjectSchemas
 from loader.reading.sql_text import (
     aliased,
     binary_literal,
@@ -37,6 +37,11 @@ from loader.reading.sql_text import (
     named_struct,
     string_literal,
 )
+from loader.reading.value_formats.avro_read import AvroRead
+from loader.reading.value_formats.json_read import CORRUPT, JsonRead
+from loader.reading.value_formats.json_schema_tables import struct_fields as json_struct_fields
+
+ValueRead = AvroRead | JsonRead  # a value's decoding as data: `only_where`, and `column()` to run it
 
 DECODED_FLAG = "__loader_decoded"
 KEY_DECODED = "__loader_key_decoded"  # the decoded key, before its verdict is known
@@ -95,13 +100,13 @@ def _framed_sql(column: str) -> str:
 
 
 @dataclass(frozen=True)
-class FramedAvro:
-    """What one binary column holds when read as Confluent-framed Avro of a subject (SQL text)."""
+class FramedValue:
+    """What one binary column holds when read as a Confluent-framed value of a subject (SQL text)."""
 
     schema_id: str  # the header's schema id; NULL when the bytes are not framed
     known: str  # framed, and the id is a version of the subject
-    decoded: AvroRead  # projected onto the latest schema (flag included); NULL unless known
-    failure: Literal["flag", "null", "never"]  # how a failed decode shows in `decoded`
+    decoded: ValueRead  # projected onto the latest schema (its marker field included); NULL unless known
+    failure: Literal["flag", "null", "never", "corrupt"]  # how a failed decode shows in `decoded`
     fields: tuple[str, ...]  # the latest schema's top-level fields when it is a record
 
     def failed(self, decoded: str) -> str:
@@ -110,13 +115,16 @@ class FramedAvro:
         for its verdict."""
         if self.failure == "flag":
             return f"({self.known} AND {field(decoded, DECODED_FLAG)} IS NULL)"
+        if self.failure == "corrupt":
+            unread = f"{identifier(decoded)} IS NULL OR {field(decoded, CORRUPT)} IS NOT NULL"
+            return f"({self.known} AND ({unread}))"
         if self.failure == "null":
             return f"({self.known} AND {identifier(decoded)} IS NULL)"
         return "false"
 
     def without_flag(self, decoded: str) -> str:
-        """The column named `decoded` as the latest schema reads it, without the decode flag."""
-        if self.failure != "flag":
+        """The column named `decoded` as the latest schema reads it, without its marker field."""
+        if self.failure not in ("flag", "corrupt"):
             return identifier(decoded)
         fields = named_struct((name, field(decoded, name)) for name in self.fields)
         return case_when([(f"{identifier(decoded)} IS NULL", "NULL")], fields)
@@ -127,11 +135,21 @@ def framed_schema_id_sql(column: str = "value") -> str:
     return case_when([(_framed_sql(column), schema_id_sql(column))])
 
 
-def read_framed(column: str, schemas: SubjectSchemas, header_id: str | None = None) -> FramedAvro:
+def read_framed(column: str, schemas: SubjectSchemas, header_id: str | None = None) -> FramedValue:
     """`header_id`: a column that already holds `framed_schema_id_sql(column)`. Every writer schema's
     branch and the verdicts test the id; read from the bytes in each of them, it is converted (to hex,
     then from base 16) several times per record, a measurable share of a big topic's decoding
     (benchmarks/JOURNAL.md, "The header's schema id read once")."""
+    bytes_ = identifier(column)
+    schema_id = identifier(header_id) if header_id else framed_schema_id_sql(column)
+    body = f"substring({bytes_}, {HEADER_BYTES + 1}, length({bytes_}) - {HEADER_BYTES})"
+    ids = ", ".join(str(i) for i in sorted(schemas.writer_schemas))
+    known = f"coalesce({schema_id} IN ({ids}), false)"
+    latest = json.loads(schemas.latest_schema)
+    if schemas.schema_type == JSON:
+        struct = json_struct_fields(latest)
+        read = JsonRead(body, known, f"{struct}, {identifier(CORRUPT)}: STRING")
+        return FramedValue(schema_id, known, read, "corrupt", tuple(f["name"] for f in latest["fields"]))
     reader, flagged = reader_schema(schemas.latest_schema)
     options = {
         "mode": "PERMISSIVE",
@@ -140,18 +158,12 @@ def read_framed(column: str, schemas: SubjectSchemas, header_id: str | None = No
         # so adding a branch never renames the others' columns.
         "enableStableIdentifiersForUnionType": "true",
     }
-    bytes_ = identifier(column)
-    schema_id = identifier(header_id) if header_id else framed_schema_id_sql(column)
-    body = f"substring({bytes_}, {HEADER_BYTES + 1}, length({bytes_}) - {HEADER_BYTES})"
-    ids = ", ".join(str(i) for i in sorted(schemas.writer_schemas))
-    known = f"coalesce({schema_id} IN ({ids}), false)"
     decoded = AvroRead(
         body, schema_id, known, tuple(sorted(schemas.writer_schemas.items())), tuple(options.items())
     )
     failure = "flag" if flagged else "never" if _admits_null(schemas.latest_schema) else "null"
-    latest = json.loads(schemas.latest_schema)
     fields = tuple(f["name"] for f in latest["fields"]) if flagged else ()
-    return FramedAvro(schema_id, known, decoded, failure, fields)
+    return FramedValue(schema_id, known, decoded, failure, fields)
 
 
 @dataclass(frozen=True)
@@ -192,7 +204,7 @@ class Decoding:
     asked for apart), and `judging` reads the verdicts off what the second one computed."""
 
     schema_id: str
-    decoding: dict[str, AvroRead]
+    decoding: dict[str, ValueRead]
     framing: dict[str, str]
     judging: dict[str, str]
     names: DecodedNames
@@ -287,7 +299,7 @@ def decode(raw: DataFrame, values: SubjectSchemas, keys: SubjectSchemas | None =
     through `rows_to_write`, which puts a barrier between."""
     columns = decoding_columns(values, keys)
     identified = raw.withColumn("schema_id", F.expr(columns.schema_id))
-    stage = identified.withColumns({name: avro_column(read) for name, read in columns.decoding.items()})
+    stage = identified.withColumns({name: read.column() for name, read in columns.decoding.items()})
     judged = stage.withColumns(expressions(columns.judging))
     return judged.drop(KEY_DECODED) if keys is not None else judged
 

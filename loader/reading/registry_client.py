@@ -12,6 +12,7 @@ from urllib.parse import quote
 
 import requests
 
+from loader.reading.value_formats.json_schema_tables import UnloadableJsonSchema, table_schema_text
 from pipeline_client.client_settings import RegistryClientSettings
 from pipeline_client.http_session import describe_refusal, describe_tls_failure, public_url
 from pipeline_client.secret_values import Secret
@@ -27,12 +28,15 @@ class RegistryRefused(RegistryUnavailable):
 
 @dataclass(frozen=True)
 class SubjectSchemas:
-    """Every schema a topic's values were written with, and the one to project them onto."""
+    """Every schema a topic's values were written with, and the one to project them onto, as the table
+    sees them: Avro's JSON form (a JSON Schema's table, `loader.reading.value_formats.json_schema_tables`,
+    for a subject of JSON Schemas, whose values are decoded by Spark's JSON reader)."""
 
     subject: str
     latest_id: int
     latest_schema: str
     writer_schemas: dict[int, str]  # schema id -> schema text, soft-deleted versions included
+    schema_type: str = "AVRO"  # the registry's `schemaType` of the subject's latest version
 
 
 @dataclass(frozen=True)
@@ -42,15 +46,17 @@ class RegistrySnapshot:
 
     writers: dict[str, dict[int, str]]  # subject -> schema id -> text, soft-deleted versions included
     latest: dict[str, tuple[int, str]]  # subject -> its latest live version's id and text
-    #: subject -> the type of its latest live version, for the subjects whose latest is not Avro
-    other_types: dict[str, str] = field(default_factory=dict)
+    #: subject -> why its latest live version is not loaded (a type the loader does not load, or a
+    #: schema it cannot make a table of), for those subjects
+    unloadable: dict[str, str] = field(default_factory=dict)
+    types: dict[str, str] = field(default_factory=dict)  # subject -> its latest's type, when not Avro
 
     def schemas(self, subject: str) -> SubjectSchemas | None:
         if subject not in self.latest:
             return None
         latest_id, latest_schema = self.latest[subject]
         schemas = {**self.writers.get(subject, {}), latest_id: latest_schema}
-        return SubjectSchemas(subject, latest_id, latest_schema, schemas)
+        return SubjectSchemas(subject, latest_id, latest_schema, schemas, self.types.get(subject, AVRO))
 
     def subjects_of(self, schema_id: int) -> list[str]:
         return sorted(s for s, ids in self.writers.items() if schema_id in ids)
@@ -105,20 +111,37 @@ class RegistryClient:
         return {str(s) for s in found}
 
     def subject_schemas(self, subject: str) -> SubjectSchemas | None:
-        """The subject's writer schemas and latest schema, or None when it has no live version."""
+        """The subject's writer schemas and latest schema, or None when it has no live version of a
+        type the loader loads (see `unloadable`)."""
         path = f"/subjects/{quote(subject, safe='')}"
         latest = self._get(f"{path}/versions/latest")
-        if not isinstance(latest, dict) or _schema_type(latest) != AVRO:
+        if not isinstance(latest, dict) or _why_unloadable(latest, self._references(latest)):
             return None
+        kind = _schema_type(latest)
         versions = self._get(f"{path}/versions", deleted="true") or []
-        writers: dict[int, str] = {}
+        found = []
         for version in versions if isinstance(versions, list) else []:
-            found = self._get(f"{path}/versions/{int(version)}", deleted="true")
-            if isinstance(found, dict) and _schema_type(found) == AVRO:
-                writers[int(found["id"])] = _compact(found["schema"])
-        latest_schema = _compact(latest["schema"])
+            answer = self._get(f"{path}/versions/{int(version)}", deleted="true")
+            if isinstance(answer, dict) and _schema_type(answer) == kind:
+                found.append(answer)
+        latest_schema = _table_schema(latest, self._references(latest))
+        writers = {int(v["id"]): _writer_schema(v, self._references(v), latest_schema) for v in found}
         writers[int(latest["id"])] = latest_schema
-        return SubjectSchemas(subject, int(latest["id"]), latest_schema, writers)
+        return SubjectSchemas(subject, int(latest["id"]), latest_schema, writers, kind)
+
+    def _references(self, version: dict[str, object]) -> dict[str, str]:
+        """The texts of the documents a version references, by reference name, theirs included."""
+        found: dict[str, str] = {}
+        pending = list(_reference_list(version))
+        while pending:
+            name, subject, number = pending.pop()
+            if name in found:
+                continue
+            answer = self._get(f"/subjects/{quote(subject, safe='')}/versions/{number}", deleted="true")
+            if isinstance(answer, dict) and isinstance(answer.get("schema"), str):
+                found[name] = str(answer["schema"])
+                pending.extend(_reference_list(answer))
+        return found
 
     def snapshot(self) -> RegistrySnapshot | None:
         """Every subject's schemas in two requests however many subjects there are: `GET /schemas` with
@@ -129,29 +152,43 @@ class RegistryClient:
         latest = self._get("/schemas", unsupported, latestOnly="true") if isinstance(every, list) else None
         if not isinstance(every, list) or not isinstance(latest, list):
             return None
+        texts = {
+            (str(v["subject"]), int(v["version"])): v
+            for v in every
+            if isinstance(v, dict) and {"subject", "version", "schema"} <= v.keys()
+        }
+        unloadable: dict[str, str] = {}
+        latest_of: dict[str, tuple[int, str]] = {}
+        types: dict[str, str] = {}
+        for version in latest:
+            if not (isinstance(version, dict) and "subject" in version):
+                continue
+            subject, references = str(version["subject"]), _referenced(version, texts)
+            why = _why_unloadable(version, references)
+            if why:
+                unloadable[subject] = why
+                continue
+            latest_of[subject] = (int(version["id"]), _table_schema(version, references))
+            if _schema_type(version) != AVRO:
+                types[subject] = _schema_type(version)
         writers: dict[str, dict[int, str]] = {}
         for version in every:
-            if _is_avro(version):
-                subject_writers = writers.setdefault(str(version["subject"]), {})
-                subject_writers[int(version["id"])] = _compact(version["schema"])
-        latest_of = {str(v["subject"]): (int(v["id"]), _compact(v["schema"])) for v in latest if _is_avro(v)}
-        others = {
-            str(v["subject"]): _schema_type(v)
-            for v in latest
-            if isinstance(v, dict) and "subject" in v and _schema_type(v) != AVRO
-        }
-        return RegistrySnapshot(writers, latest_of, others)
+            subject = str(version.get("subject")) if isinstance(version, dict) else ""
+            if subject in latest_of and _schema_type(version) == types.get(subject, AVRO):
+                schema = _writer_schema(version, _referenced(version, texts), latest_of[subject][1])
+                writers.setdefault(subject, {})[int(version["id"])] = schema
+        return RegistrySnapshot(writers, latest_of, unloadable, types)
 
-    def other_types(self, subjects: set[str], snapshot: RegistrySnapshot | None) -> dict[str, str]:
-        """Of ``subjects``, those whose latest live version is not Avro, with its type (the registry's
+    def unloadable(self, subjects: set[str], snapshot: RegistrySnapshot | None) -> dict[str, str]:
+        """Of ``subjects``, those whose latest live version is not loaded, with why (the registry's
         ``snapshot``, or a request per subject from a registry that gave none)."""
         if snapshot is not None:
-            return {s: t for s, t in snapshot.other_types.items() if s in subjects}
+            return {s: why for s, why in snapshot.unloadable.items() if s in subjects}
         found = {}
         for subject in sorted(subjects):
             latest = self._get(f"/subjects/{quote(subject, safe='')}/versions/latest")
-            if isinstance(latest, dict) and _schema_type(latest) != AVRO:
-                found[subject] = _schema_type(latest)
+            if isinstance(latest, dict) and (why := _why_unloadable(latest, self._references(latest))):
+                found[subject] = why
         return found
 
     def all_subject_schemas(
@@ -186,14 +223,66 @@ def describe_foreign_id(registry: RegistryClient, schema_id: int, subject: str) 
 
 
 AVRO = "AVRO"  # a version's type when the registry names none, as Confluent's
+JSON = "JSON"  # JSON Schema
+LOADED_TYPES = (AVRO, JSON)
 
 
 def _schema_type(version: dict[str, object]) -> str:
     return str(version.get("schemaType") or AVRO)
 
 
-def _is_avro(version: object) -> bool:
-    return isinstance(version, dict) and _schema_type(version) == AVRO and "subject" in version
+def _reference_list(version: dict[str, object]) -> list[tuple[str, str, int]]:
+    """A version's references: (name, subject, version)."""
+    references = version.get("references")
+    return [
+        (str(r["name"]), str(r["subject"]), int(r["version"]))
+        for r in (references if isinstance(references, list) else [])
+        if isinstance(r, dict) and {"name", "subject", "version"} <= r.keys()
+    ]
+
+
+def _referenced(version: dict[str, object], versions: dict[tuple[str, int], dict]) -> dict[str, str]:
+    """The texts of the documents a version references, theirs included, from a snapshot's `versions`
+    (by subject and version number)."""
+    found: dict[str, str] = {}
+    pending = _reference_list(version)
+    while pending:
+        name, subject, number = pending.pop()
+        if name not in found and (subject, number) in versions:
+            found[name] = str(versions[(subject, number)]["schema"])
+            pending.extend(_reference_list(versions[(subject, number)]))
+    return found
+
+
+def _why_unloadable(version: dict[str, object], references: dict[str, str]) -> str | None:
+    """Why a subject whose latest live version is `version` is not loaded; None when it is."""
+    kind = _schema_type(version)
+    if kind not in LOADED_TYPES:
+        return (
+            f"holds {kind} schemas; the loader loads Avro and JSON Schema topics "
+            f"({kind.capitalize() if kind != 'PROTOBUF' else 'Protobuf'} topics are not loaded yet)"
+        )
+    try:
+        _table_schema(version, references)
+    except (UnloadableJsonSchema, ValueError) as exc:
+        return f"holds a {kind} schema the loader cannot make a table of: {exc}"
+    return None
+
+
+def _table_schema(version: dict[str, object], references: dict[str, str]) -> str:
+    """The version's schema as the table sees it (see `SubjectSchemas`)."""
+    if _schema_type(version) == JSON:
+        return table_schema_text(str(version["schema"]), references)
+    return _compact(str(version["schema"]))
+
+
+def _writer_schema(version: dict[str, object], references: dict[str, str], latest: str) -> str:
+    """An older version's schema as the table sees it; for a JSON Schema the table cannot be made of,
+    the latest's (its records are read with the latest's type, as every JSON record is)."""
+    try:
+        return _table_schema(version, references)
+    except (UnloadableJsonSchema, ValueError):
+        return latest
 
 
 def _compact(schema: str) -> str:

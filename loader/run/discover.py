@@ -109,20 +109,16 @@ def discover(sources: Sources, last: Manifest, database: str) -> Discovery:
     # record: only then is it planned (and its first new records looked at, see `loader.run.topic_pass`).
     record_named = lookup.has_record_named_subjects()
     unloaded_values = {f"{t}-value" for t in topics} & subjects
-    other_types = registry.other_types(unloaded_values - set(found.schemas), snapshot)
+    unloadable = registry.unloadable(unloaded_values - set(found.schemas), snapshot)
     for topic in sorted(topics):
         if topic in found.reports:
             continue
         value = found.schemas.get(f"{topic}-value")
-        other = other_types.get(f"{topic}-value")
-        if value is None and not last.event_types.get(topic) and other is not None:
+        why = unloadable.get(f"{topic}-value")
+        if value is None and not last.event_types.get(topic) and why is not None:
             # A truthful skip, not "no schema", and whether or not other subjects are named by record:
-            # the topic's own subject says what its producers write, and the loader does not decode it yet.
-            reason = (
-                f"subject {topic}-value holds {other} schemas; the loader loads Avro topics only "
-                "(Protobuf and JSON Schema topics are not loaded yet)"
-            )
-            found.reports[topic] = TopicReport(topic, "skipped", reason=reason)
+            # the topic's own subject says what its producers write, and the loader cannot load it.
+            found.reports[topic] = TopicReport(topic, "skipped", reason=f"subject {topic}-value {why}")
             continue
         if value is None and not (
             last.event_types.get(topic) or record_named or topic_record_subjects(topic, subjects)

@@ -28,7 +28,6 @@ from loader.outcome.chain import exception_chain
 from loader.outcome.fault_injection import crash_point
 from loader.outcome.report import TopicReport
 from loader.planning.commit_protocol import StagedTable
-from loader.reading.avro_decoder import avro_column
 from loader.reading.decoding import (
     DecodedNames,
     Decoding,
@@ -170,7 +169,7 @@ def _decoded(identified: DataFrame, decodings: list[Decoding]) -> DataFrame:
     """Every topic's columns of `decode`: a topic's own computed only for its own topic's records, a
     shared one (see `DecodedNames`) by each record's own topic's rules. `identified` has the schema id."""
     decoding = {
-        name: avro_column(read.only_where(_of(i)))
+        name: read.only_where(_of(i)).column()
         for i, d in enumerate(decodings)
         for name, read in d.decoding.items()
     }

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 import pytest
 import requests
-from confluent_kafka.schema_registry import SchemaRegistryClient
+from confluent_kafka.schema_registry import Schema, SchemaReference, SchemaRegistryClient
 from confluent_kafka.schema_registry.json_schema import JSONSerializer
 from confluent_kafka.serialization import MessageField, SerializationContext
 from pyspark.sql import SparkSession
@@ -189,10 +189,9 @@ def test_topics_without_a_schema_are_skipped_with_the_reason(harness: Harness, s
 
 
 ORDER_PROTO = 'syntax = "proto3";\npackage shop;\n\nmessage Order {\n  int64 id = 1;\n}\n'
-ORDER_JSON = {"title": "Order", "type": "object", "properties": {"id": {"type": "integer"}}}
 
 
-def test_topics_of_protobuf_and_json_schemas_are_skipped_naming_their_type(
+def test_topics_of_protobuf_schemas_are_skipped_naming_their_type(
     harness: Harness, spark: SparkSession
 ) -> None:
     """Not "no schema": the subject's type, which the loader does not load yet, also when another team's
@@ -205,7 +204,7 @@ def test_topics_of_protobuf_and_json_schemas_are_skipped_naming_their_type(
         timeout=30,
     )
     assert registered.status_code == 200, registered.text
-    protobuf, json_topic = harness.topic(prefix="proto"), harness.topic(prefix="json")
+    protobuf = harness.topic(prefix="proto")
     registered = requests.post(
         f"{harness.registry_url}/subjects/{protobuf}-value/versions",
         json={"schema": ORDER_PROTO, "schemaType": "PROTOBUF"},
@@ -213,28 +212,132 @@ def test_topics_of_protobuf_and_json_schemas_are_skipped_naming_their_type(
     )
     assert registered.status_code == 200, registered.text
     harness.produce_raw(protobuf, [b"\x00\x00\x00\x00\x01\x00\x08\x01"])
-    client = SchemaRegistryClient({"url": harness.registry_url})
-    serialize = JSONSerializer(json.dumps(ORDER_JSON), client)
-    harness.produce_raw(
-        json_topic, [serialize({"id": 1}, SerializationContext(json_topic, MessageField.VALUE))]
-    )
 
     report = harness.run(spark)
-    skipped = {t.topic: (t.status, t.reason) for t in report.topics if t.topic in (protobuf, json_topic)}
-    only_avro = "the loader loads Avro topics only (Protobuf and JSON Schema topics are not loaded yet)"
-    assert skipped == {
-        protobuf: ("skipped", f"subject {protobuf}-value holds PROTOBUF schemas; {only_avro}"),
-        json_topic: ("skipped", f"subject {json_topic}-value holds JSON schemas; {only_avro}"),
-    }
+    [skipped] = [(t.status, t.reason) for t in report.topics if t.topic == protobuf]
+    assert skipped == (
+        "skipped",
+        f"subject {protobuf}-value holds PROTOBUF schemas; the loader loads Avro and JSON Schema topics "
+        "(Protobuf topics are not loaded yet)",
+    )
     assert report.exit_code == 0
 
     registry = RegistryClient(harness.registry_url)
-    subjects = {f"{protobuf}-value", f"{json_topic}-value"}
-    assert registry.other_types(subjects, None) == {
-        f"{protobuf}-value": "PROTOBUF",
-        f"{json_topic}-value": "JSON",
-    }
+    assert set(registry.unloadable({f"{protobuf}-value"}, None)) == {f"{protobuf}-value"}
     assert registry.subject_schemas(f"{protobuf}-value") is None
+
+
+CUSTOMER_JSON = {"type": "object", "properties": {"name": {"type": "string"}}, "additionalProperties": False}
+ORDER_JSON_V1 = {
+    "$schema": "http://json-schema.org/draft-07/schema#",
+    "title": "Order",
+    "type": "object",
+    "properties": {
+        "id": {"type": "integer", "description": "The order's number."},
+        "placed": {"type": "string", "format": "date-time"},
+        "lines": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"sku": {"type": "string"}, "qty": {"type": "integer"}},
+                "additionalProperties": False,
+            },
+        },
+        "tags": {"type": "object", "additionalProperties": {"type": "string"}},
+        "note": {"type": ["string", "null"]},
+        "customer": {"$ref": "customer.json"},
+    },
+    "required": ["id"],
+    "additionalProperties": False,
+}
+ORDER_JSON_V2 = {
+    **ORDER_JSON_V1,
+    "properties": {**ORDER_JSON_V1["properties"], "total": {"type": "number"}},
+}
+
+
+def test_json_schema_topics_become_tables_through_two_versions(
+    harness: Harness, spark: SparkSession, table_format: str
+) -> None:
+    """confluent-kafka's JSONSerializer, a `$ref` to another subject, nested objects, arrays, a map, a
+    nullable property and a date-time; the second version adds a column, its records and the first's read
+    back as produced; records that are no JSON of the schema are quarantined with the reason."""
+    topic = harness.topic(prefix="json")
+    ctx = SerializationContext(topic, MessageField.VALUE)
+    client = SchemaRegistryClient({"url": harness.registry_url})
+    client.register_schema(f"{topic}-customer", Schema(json.dumps(CUSTOMER_JSON), "JSON"))
+    references = [SchemaReference("customer.json", f"{topic}-customer", 1)]
+    first = {
+        "id": 1,
+        "placed": "2026-12-07T10:15:30.250Z",
+        "lines": [{"sku": "A-1", "qty": 2}, {"sku": "B-2", "qty": 1}],
+        "tags": {"channel": "web"},
+        "note": None,
+        "customer": {"name": "Ada"},
+    }
+    v1 = JSONSerializer(Schema(json.dumps(ORDER_JSON_V1), "JSON", references), client)
+    harness.produce_raw(topic, [v1(first, ctx)])
+    loaded = next(t for t in harness.run(spark).topics if t.topic == topic)
+    assert (loaded.status, loaded.records, loaded.table_action) == ("loaded", 1, "created")
+
+    v2 = JSONSerializer(Schema(json.dumps(ORDER_JSON_V2), "JSON", references), client)
+    second = {"id": 2, "lines": [], "note": "gift", "total": 12.5}
+    latest_id = schema_id_of(v2(second, ctx))
+    harness.produce_raw(
+        topic,
+        [
+            v2(second, ctx),
+            b"\x00" + struct.pack(">I", latest_id) + b"{not json",
+            b"\x00"
+            + struct.pack(">I", latest_id)
+            + b'{"id": "three"}',  # a string where a number is declared
+            b"\x00" + struct.pack(">I", latest_id) + b"[1, 2]",  # no object
+        ],
+    )
+    report = harness.run(spark)
+    [loaded] = [t for t in report.topics if t.topic == topic]
+    assert (loaded.records, loaded.quarantined, loaded.table_action) == (1, 3, "evolved")
+    got = [
+        {k: r[k] for k in ("id", "placed", "lines", "tags", "note", "customer", "total")}
+        for r in rows(spark, loaded.table)
+    ]
+    placed = datetime(2026, 12, 7, 10, 15, 30, 250_000, tzinfo=UTC).astimezone().replace(tzinfo=None)
+    assert [
+        {
+            **g,
+            "lines": [line.asDict() for line in g["lines"] or []],
+            "customer": g["customer"] and g["customer"].asDict(),
+        }
+        for g in got
+    ] == [
+        {
+            "id": 1,
+            "placed": placed,
+            "lines": [{"sku": "A-1", "qty": 2}, {"sku": "B-2", "qty": 1}],
+            "tags": {"channel": "web"},
+            "note": None,
+            "customer": {"name": "Ada"},
+            "total": None,
+        },
+        {"id": 2, "placed": None, "lines": [], "tags": None, "note": "gift", "customer": None, "total": 12.5},
+    ]
+    quarantine = spark.sql(
+        f"SELECT offset, reason FROM {harness.database}.loader_quarantine "
+        f"WHERE topic = '{topic}' ORDER BY offset"
+    ).collect()
+    reason = f"body does not decode with writer schema id {latest_id}"
+    assert [(r["offset"], r["reason"]) for r in quarantine] == [(2, reason), (3, reason), (4, reason)]
+    comments = {r["col_name"]: r["comment"] for r in spark.sql(f"DESCRIBE TABLE {loaded.table}").collect()}
+    assert comments["id"] == "The order's number."
+    # a registry without `GET /schemas` is asked subject by subject, and gives the same table
+    registry = RegistryClient(harness.registry_url)
+    snapshot = registry.snapshot()
+    assert snapshot is not None
+    assert registry.subject_schemas(f"{topic}-value") == snapshot.schemas(f"{topic}-value")
+
+
+def schema_id_of(payload: bytes) -> int:
+    return int(struct.unpack(">I", payload[1:5])[0])
 
 
 def test_topic_names_colliding_after_mapping_are_refused(harness: Harness, spark: SparkSession) -> None:
@@ -264,8 +367,6 @@ def test_bad_records_are_quarantined_and_never_block_good_ones(harness: Harness,
         ],
     )
     harness.produce(topic, V1, [v(1, 5)])
-    from confluent_kafka.schema_registry import SchemaRegistryClient
-
     latest_id = (
         SchemaRegistryClient({"url": harness.registry_url}).get_latest_version(f"{topic}-value").schema_id
     )

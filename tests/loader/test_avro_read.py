@@ -1,6 +1,6 @@
-"""The decoding Column (`loader.reading.avro_decoder.avro_column`: Spark's own `from_avro`, one branch per
-writer schema) for every Avro type the loader meets, evolved and broken bodies included, generated and
-interpreted, on every supported Spark line."""
+"""The decoding Column (`loader.reading.value_formats.avro_read.avro_column`: Spark's own `from_avro`, one
+branch per writer schema) for every Avro type the loader meets, evolved and broken bodies included,
+generated and interpreted, on every supported Spark line."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import fastavro
 import pytest
 from pyspark.sql import DataFrame, Row, SparkSession
 
-from loader.reading.avro_decoder import AvroRead, avro_column
 from loader.reading.decoding import reader_schema
+from loader.reading.value_formats.avro_read import AvroRead, avro_column
 from loader.runtime.spark_session import interpreted_session
 
 pytestmark = pytest.mark.integration

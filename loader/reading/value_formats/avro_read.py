@@ -34,6 +34,9 @@ class AvroRead:
         """The same, decoded only where `condition` holds too (SQL text)."""
         return replace(self, guard=f"({condition}) AND ({self.guard})")
 
+    def column(self) -> Column:
+        return avro_column(self)
+
 
 def avro_column(read: AvroRead) -> Column:
     """`read` as a Column: NULL where its guard does not hold, else its writer schema's decoding."""
