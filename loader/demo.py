@@ -1,5 +1,7 @@
 """The quickstart's demo: the example schemas registered, events produced with two versions of each, one
-load, and the resulting tables shown through Spark SQL (old records projected onto the new schema).
+load, and the resulting tables shown through Spark SQL (old records projected onto the new schema). The
+`.avsc` schemas are produced with confluent-kafka's `AvroSerializer`, the `.json` one (a JSON Schema) with
+its `JSONSerializer`.
 
     python -m loader.demo --bootstrap-servers HOST:PORT --registry-url URL --warehouse DIR
         [--table-format hive|iceberg]
@@ -20,6 +22,7 @@ from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 from confluent_kafka.schema_registry import SchemaRegistryClient
 from confluent_kafka.schema_registry.avro import AvroSerializer
+from confluent_kafka.schema_registry.json_schema import JSONSerializer
 from confluent_kafka.serialization import MessageField, SerializationContext
 from rich.console import Console
 from rich.markup import escape
@@ -35,7 +38,9 @@ SHOWN_COLUMNS = {
     "page_view": "_kafka_key_string AS key, page_key, device.kind AS device, referrer, load_time_ms",
     "search": "query, vertical, result_count, member_id",
     "ad_click": "_kafka_key_string AS key, cost, currency, placement",
+    "cart_update": "_kafka_key_string AS key, action, sku, quantity, unit_price",
 }
+SERIALIZERS = {".avsc": AvroSerializer, ".json": JSONSerializer}  # a schema file's type -> its serializer
 ROWS_PER_VERSION = 3
 
 
@@ -66,6 +71,18 @@ def _event(topic: str, version: int, rng: random.Random, now: datetime) -> dict[
                 "load_time_ms": rng.randint(40, 900),
             }
         return event
+    if topic == "cart_update":
+        event = {
+            "cart_id": uuid.UUID(int=rng.getrandbits(128)).hex,
+            "member_id": rng.randint(1, 10_000),
+            "action": rng.choice(["ADD", "ADD", "REMOVE"]),
+            "sku": f"SKU-{rng.randint(100, 999)}",
+            "quantity": rng.randint(0, 5),
+            "updated_at": at.isoformat(),  # JSON has no timestamps: the schema's `date-time` text
+        }
+        if version == 2:
+            event["unit_price"] = rng.choice([None, round(rng.uniform(1, 90), 2)])
+        return event
     if topic == "search":
         return {
             "search_id": uuid.UUID(int=rng.getrandbits(128)).hex,
@@ -92,15 +109,20 @@ def _event(topic: str, version: int, rng: random.Random, now: datetime) -> dict[
 
 def _key(topic: str, event: dict[str, Any]) -> bytes | None:
     """Keys as applications set them: the entity the event is about, as text (a member, a click)."""
-    entity = event.get("click_id") if topic == "ad_click" else event.get("member_id")
+    entity = {"ad_click": event.get("click_id"), "cart_update": event.get("cart_id")}.get(
+        topic, event.get("member_id")
+    )
     return None if entity is None else str(entity).encode()
 
 
 def produce_examples(bootstrap_servers: str, registry_url: str, console: Console) -> list[str]:
     """Creates the example topics and produces events with the previous, then the current, schema."""
-    topics = sorted(
-        path.stem for path in (REPO_ROOT / "schemas").glob("*.avsc") if not path.stem.endswith(".key")
-    )
+    files = {
+        path.stem: path.suffix
+        for path in (REPO_ROOT / "schemas").iterdir()
+        if path.suffix in SERIALIZERS and not path.stem.endswith((".key", ".meta"))
+    }
+    topics = sorted(files)
     admin = AdminClient({"bootstrap.servers": bootstrap_servers})
     existing = admin.list_topics(timeout=30).topics
     new = [NewTopic(t, num_partitions=3, replication_factor=1) for t in topics if t not in existing]
@@ -113,11 +135,12 @@ def produce_examples(bootstrap_servers: str, registry_url: str, console: Console
     for topic in topics:
         context = SerializationContext(topic, MessageField.VALUE)
         versions = [
-            REPO_ROOT / "examples" / "previous-schemas" / f"{topic}.avsc",
-            REPO_ROOT / "schemas" / f"{topic}.avsc",
+            REPO_ROOT / "examples" / "previous-schemas" / f"{topic}{files[topic]}",
+            REPO_ROOT / "schemas" / f"{topic}{files[topic]}",
         ]
         for version, path in enumerate(versions, start=1):
-            serialize = AvroSerializer(registry, path.read_text())  # registers the version on first use
+            serializer = SERIALIZERS[files[topic]]  # registers the version on first use
+            serialize = serializer(schema_str=path.read_text(), schema_registry_client=registry)
             for _ in range(EVENTS_PER_VERSION):
                 event = _event(topic, version, rng, now)
                 producer.produce(topic, key=_key(topic, event), value=serialize(event, context))

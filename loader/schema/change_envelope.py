@@ -1,6 +1,6 @@
 """Debezium's change envelope, recognised from a topic's Avro value schema alone (no configuration): a
 record with `before` and `after` (each a nullable record, both of one record type), `op` (a string) and
-`source` (a record). Such a topic's current-state table holds the `after` rows (see
+`source` (a record), these two nullable or not. Such a topic's current-state table holds the `after` rows (see
 `loader.schema.current_state`)."""
 
 from __future__ import annotations
@@ -22,7 +22,9 @@ def is_change_envelope(schema: str | dict[str, Any]) -> bool:
         return False
     before = _nullable_record(fields["before"], namespace)
     after = _nullable_record(fields["after"], namespace)
-    op, source = fields["op"], fields["source"]
+    # `op` and `source` may be nullable: a JSON Schema's table makes every column so (see
+    # `loader.reading.value_formats.json_schema_tables`).
+    op, source = _non_null(fields["op"]), _non_null(fields["source"])
     return (
         before is not None
         and before == after
@@ -42,6 +44,13 @@ def _nullable_record(kind: Any, namespace: str) -> str | None:
     if isinstance(other, str) and other not in PRIMITIVES:
         return _full_name(other, namespace)
     return None
+
+
+def _non_null(kind: Any) -> Any:
+    """The type of a `["null", T]` union, else the type itself."""
+    if isinstance(kind, list) and len(kind) == 2 and "null" in kind:
+        return next(k for k in kind if k != "null")
+    return kind
 
 
 PRIMITIVES = {"null", "boolean", "int", "long", "float", "double", "bytes", "string"}

@@ -10,10 +10,11 @@ from datetime import UTC, datetime
 
 import pytest
 import requests
+from confluent_kafka import Producer
 from confluent_kafka.schema_registry import Schema, SchemaReference, SchemaRegistryClient
 from confluent_kafka.schema_registry.json_schema import JSONSerializer
 from confluent_kafka.serialization import MessageField, SerializationContext
-from pyspark.sql import SparkSession
+from pyspark.sql import Row, SparkSession
 
 from loader.outcome.report import EXIT_BAD_RECORDS, EXIT_FAILED
 from loader.reading.registry_client import RegistryClient
@@ -250,6 +251,7 @@ ORDER_JSON_V1 = {
     "required": ["id"],
     "additionalProperties": False,
 }
+ORDER_KEY_JSON = {"type": "object", "properties": {"order": {"type": "integer"}}}
 ORDER_JSON_V2 = {
     **ORDER_JSON_V1,
     "properties": {**ORDER_JSON_V1["properties"], "total": {"type": "number"}},
@@ -276,7 +278,12 @@ def test_json_schema_topics_become_tables_through_two_versions(
         "customer": {"name": "Ada"},
     }
     v1 = JSONSerializer(Schema(json.dumps(ORDER_JSON_V1), "JSON", references), client)
-    harness.produce_raw(topic, [v1(first, ctx)])
+    key = JSONSerializer(json.dumps(ORDER_KEY_JSON), client)
+    producer = Producer({"bootstrap.servers": harness.kafka.bootstrap})
+    producer.produce(
+        topic, key=key({"order": 1}, SerializationContext(topic, MessageField.KEY)), value=v1(first, ctx)
+    )
+    assert producer.flush(30) == 0
     loaded = next(t for t in harness.run(spark).topics if t.topic == topic)
     assert (loaded.status, loaded.records, loaded.table_action) == ("loaded", 1, "created")
 
@@ -301,6 +308,8 @@ def test_json_schema_topics_become_tables_through_two_versions(
         {k: r[k] for k in ("id", "placed", "lines", "tags", "note", "customer", "total")}
         for r in rows(spark, loaded.table)
     ]
+    # a `<topic>-key` JSON Schema decodes the key through the same reading
+    assert [r["_kafka_key_avro"] for r in rows(spark, loaded.table)] == [Row(order=1), None]
     placed = datetime(2026, 12, 7, 10, 15, 30, 250_000, tzinfo=UTC).astimezone().replace(tzinfo=None)
     assert [
         {

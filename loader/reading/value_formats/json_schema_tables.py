@@ -163,8 +163,13 @@ def _is_null(schema: Any) -> bool:
 
 
 def _record_name(schema: dict, name: str) -> str:
+    """An object's `title` when it is a name (dotted, as Kafka Connect's JSON Schema converter titles a
+    record by its full name: `dbserver.inventory.customers.Value`), else its place in the schema: records
+    of one title are one record type, as Debezium's `before` and `after` are."""
     title = schema.get("title")
-    return title if isinstance(title, str) and title.isidentifier() else name
+    if isinstance(title, str) and title and all(part.isidentifier() for part in title.split(".")):
+        return title
+    return name
 
 
 def table_schema_text(text: str, references: Mapping[str, str] | None = None) -> str:
