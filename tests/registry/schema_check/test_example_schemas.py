@@ -7,6 +7,7 @@ adds fields only with defaults, and that a realistic mistake in one is reported 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from registry.cli import main
 from registry.compatibility import CompatibilityLevel
 from registry.schema_check.checker import Baseline, Policies, PreviousVersion, Status, check_file
 from registry.schema_check.layout import discover, schema_file
-from registry.schema_check.registry_source import RegistryClient
+from registry.schema_check.registry_source import RegistryClient, schema_body
 from registry.schema_check.source_positions import Position
 from tests.fixtures.registry_server import RegistryProcess
 
@@ -29,7 +30,8 @@ STRICT = Policies(require_docs=True, require_defaults=True)
 
 def previous_baseline(path: Path) -> Baseline:
     previous = PREVIOUS / path.name
-    versions = (PreviousVersion(1, previous.read_text(), "version 1"),) if previous.exists() else ()
+    kind = schema_file(path).schema_type
+    versions = (PreviousVersion(1, previous.read_text(), "version 1", kind),) if previous.exists() else ()
     return Baseline(CompatibilityLevel.BACKWARD, versions, "examples/previous-schemas")
 
 
@@ -40,9 +42,21 @@ def test_there_are_examples_with_previous_versions() -> None:
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda path: path.name)
 def test_each_example_is_a_documented_compatible_evolution(path: Path) -> None:
-    result = check_file(schema_file(path), path.read_text(), previous_baseline(path), STRICT)
+    """Documented: every Avro field has a doc (the policies read Avro records; the JSON Schema example
+    describes each property all the same)."""
+    file = schema_file(path)
+    result = check_file(file, path.read_text(), previous_baseline(path), STRICT, file.schema_type)
     assert result.status is Status.PASSED, result.findings
-    assert result.notes == ("compatible under BACKWARD with version 1 (examples/previous-schemas)",)
+    compared = "compatible under BACKWARD with version 1 (examples/previous-schemas)"
+    if file.kind.field_policies:
+        assert result.notes == (compared,)
+    else:
+        policies = (
+            f"--require-docs and --require-defaults read Avro records: not applied to {file.schema_type}"
+        )
+        assert result.notes == (policies, compared)
+        properties = json.loads(path.read_text())["properties"].values()
+        assert all(isinstance(p.get("description"), str) for p in properties)
 
 
 def test_dropping_a_default_from_the_page_view_example_is_reported_at_that_field() -> None:
@@ -67,7 +81,8 @@ def test_examples_check_and_push_against_a_registry_holding_their_previous_versi
     url = registry_factory().url
     client = RegistryClient(url)
     for path in EXAMPLES:
-        client.register(schema_file(path).subject, (PREVIOUS / path.name).read_text())
+        file = schema_file(path)
+        client.register(file.subject, (PREVIOUS / path.name).read_text(), schema_body(file.schema_type))
     monkeypatch.chdir(REPO_ROOT)
     runner = CliRunner()
 
