@@ -39,7 +39,7 @@ from loader.reading.sql_text import (
 )
 from loader.reading.value_formats.avro_read import AvroRead
 from loader.reading.value_formats.json_read import CORRUPT, JsonRead
-from loader.reading.value_formats.json_schema_tables import struct_fields as json_struct_fields
+from loader.reading.value_formats.spark_types import struct_fields
 
 ValueRead = AvroRead | JsonRead  # a value's decoding as data: `only_where`, and `column()` to run it
 
@@ -147,7 +147,7 @@ def read_framed(column: str, schemas: SubjectSchemas, header_id: str | None = No
     known = f"coalesce({schema_id} IN ({ids}), false)"
     latest = json.loads(schemas.latest_schema)
     if schemas.schema_type == JSON:
-        struct = json_struct_fields(latest)
+        struct = struct_fields(latest)
         read = JsonRead(body, known, f"{struct}, {identifier(CORRUPT)}: STRING")
         return FramedValue(schema_id, known, read, "corrupt", tuple(f["name"] for f in latest["fields"]))
     reader, flagged = reader_schema(schemas.latest_schema)

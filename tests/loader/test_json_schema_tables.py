@@ -9,11 +9,10 @@ import pytest
 
 from loader.reading.value_formats.json_schema_tables import (
     UnloadableJsonSchema,
-    spark_type,
-    struct_fields,
     table_schema,
     table_schema_text,
 )
+from loader.reading.value_formats.spark_types import spark_type, struct_fields
 from loader.schema.change_envelope import is_change_envelope
 
 

@@ -1,9 +1,10 @@
 """A JSON Schema's table: the columns a topic of JSON Schema values gets, decided on the schema alone.
 
 The table's shape is given in Avro's JSON form (a record of fields), the form the loader's table rules
-read (`loader.schema`: column defaults, comments, renames), and as the Spark type that Spark's JSON reader
-decodes each value into (`spark_type`). The mapping, and why every column is nullable and a value with no
-single Spark type is its JSON text, is in docs/loader.md ("JSON Schema topics").
+read (`loader.schema`: column defaults, comments, renames); its Spark type, which Spark's JSON reader
+decodes each value into, follows (`loader.reading.value_formats.spark_types`). The mapping, and why every
+column is nullable and a value with no single Spark type is its JSON text, is in docs/loader.md ("JSON
+Schema topics").
 """
 
 from __future__ import annotations
@@ -20,8 +21,6 @@ _STRING_FORMATS = {
     "date-time": {"type": "long", "logicalType": "timestamp-micros"},
     "date": {"type": "int", "logicalType": "date"},
 }
-_SPARK_SCALARS = {"long": "BIGINT", "double": "DOUBLE", "boolean": "BOOLEAN", "string": "STRING"}
-_SPARK_LOGICAL = {"timestamp-micros": "TIMESTAMP", "date": "DATE"}
 
 
 class UnloadableJsonSchema(ValueError):
@@ -38,29 +37,6 @@ def table_schema(schema: Any, references: Mapping[str, Any] | None = None, name:
             "the schema's values are not objects (a table's row is an object of properties)"
         )
     return mapped
-
-
-def spark_type(avro_type: Any) -> str:
-    """The Spark type (DDL) of a type `table_schema` gives, as Spark's `from_avro` would read it: the
-    table's columns are the same as for an Avro topic of that schema."""
-    if isinstance(avro_type, str):
-        return _SPARK_SCALARS[avro_type]
-    if isinstance(avro_type, list):
-        [single] = [t for t in avro_type if t != "null"]
-        return spark_type(single)
-    kind = avro_type["type"]
-    if kind == "record":
-        fields = ", ".join(f"{_quoted(f['name'])}: {spark_type(f['type'])}" for f in avro_type["fields"])
-        return f"STRUCT<{fields}>"
-    if kind == "array":
-        return f"ARRAY<{spark_type(avro_type['items'])}>"
-    if kind == "map":
-        return f"MAP<STRING, {spark_type(avro_type['values'])}>"
-    return _SPARK_LOGICAL[avro_type["logicalType"]]
-
-
-def _quoted(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
 
 
 class _Mapping:
@@ -176,8 +152,3 @@ def table_schema_text(text: str, references: Mapping[str, str] | None = None) ->
     """`table_schema` of a schema's text and its references' texts, as JSON text."""
     parsed = {name: json.loads(body) for name, body in (references or {}).items()}
     return json.dumps(table_schema(json.loads(text), parsed), separators=(",", ":"))
-
-
-def struct_fields(record: dict) -> str:
-    """The fields of a record `table_schema` gave, as the inside of a Spark `STRUCT<...>` (DDL)."""
-    return spark_type(record)[len("STRUCT<") : -1]
