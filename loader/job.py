@@ -49,7 +49,11 @@ from loader.run.outcome import REFUSALS, exit_code, failed_topics_line, places_o
 from loader.run.plan import Limits, plan, with_found_event_types
 from loader.run.work import QUARANTINE_TABLE, CurrentStatePolicy, RunContext, TableClaim
 from loader.runtime.loader_session import spark_for
-from loader.runtime.spark_session import forget_cached_tables, interpreted_session
+from loader.runtime.spark_session import (
+    forget_cached_tables,
+    interpreted_session,
+    register_loader_functions,
+)
 from loader.warehouse_layout import claim_database
 
 __all__ = ["QUARANTINE_TABLE", "run", "run_until_caught_up", "spark_for"]
@@ -232,7 +236,8 @@ def _load(
     STOP.check()
 
     sources = _sources(settings)
-    found = discover(sources, last, settings.database)
+    # the session may come from elsewhere (a notebook's, a test's): the loader's functions in it
+    found = discover(sources, last, settings.database, decodes_protobuf=register_loader_functions(spark))
     report.cluster_id = found.cluster_id
     limits = Limits(
         settings.max_records_per_partition, settings.partition_granularity, settings.skip_tombstones

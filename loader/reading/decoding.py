@@ -5,7 +5,8 @@ A framed message is: magic byte 0, the writer schema id as 4 bytes big-endian, t
 writer id of the subject has one `from_avro(body, writer schema, avroSchema=latest)` branch (Spark's own
 `from_avro`, see `loader.reading.value_formats.avro_read`); Avro's schema resolution then fills added fields
 with their defaults, widens promoted types and drops removed fields. A JSON Schema body is read by Spark's
-JSON reader on the latest schema's type (`loader.reading.value_formats.json_read`).
+JSON reader on the latest schema's type (`loader.reading.value_formats.json_read`); a Protobuf body too,
+once the loader's decoder (`tableloader.ProtobufJson`, its JVM module) has written it as JSON.
 
 Decoding failures are found reliably: spark-avro's PERMISSIVE mode returns a struct of NULLs for a body it
 cannot decode, which a record whose fields are all NULL would look like too. So a record reader schema
@@ -27,7 +28,7 @@ from typing import Literal
 from pyspark.sql import Column, DataFrame, Observation
 from pyspark.sql import functions as F
 
-from loader.reading.registry_client import JSON, SubjectSchemas
+from loader.reading.registry_client import SubjectSchemas
 from loader.reading.sql_text import (
     aliased,
     binary_literal,
@@ -39,7 +40,9 @@ from loader.reading.sql_text import (
 )
 from loader.reading.value_formats.avro_read import AvroRead
 from loader.reading.value_formats.json_read import CORRUPT, JsonRead
+from loader.reading.value_formats.lookup import JSON, PROTOBUF
 from loader.reading.value_formats.spark_types import struct_fields
+from loader.runtime.spark_session import PROTOBUF_JSON
 
 ValueRead = AvroRead | JsonRead  # a value's decoding as data: `only_where`, and `column()` to run it
 
@@ -146,7 +149,10 @@ def read_framed(column: str, schemas: SubjectSchemas, header_id: str | None = No
     ids = ", ".join(str(i) for i in sorted(schemas.writer_schemas))
     known = f"coalesce({schema_id} IN ({ids}), false)"
     latest = json.loads(schemas.latest_schema)
-    if schemas.schema_type == JSON:
+    if schemas.schema_type in (JSON, PROTOBUF):
+        if schemas.schema_type == PROTOBUF:  # as JSON, by the loader's decoder (its JVM module)
+            files, message = string_literal(schemas.descriptors), string_literal(latest["name"])
+            body = f"{PROTOBUF_JSON}({body}, {files}, {message})"
         struct = struct_fields(latest)
         read = JsonRead(body, known, f"{struct}, {identifier(CORRUPT)}: STRING")
         return FramedValue(schema_id, known, read, "corrupt", tuple(f["name"] for f in latest["fields"]))

@@ -12,7 +12,14 @@ from urllib.parse import quote
 
 import requests
 
-from loader.reading.value_formats.json_schema_tables import UnloadableJsonSchema, table_schema_text
+from loader.reading.value_formats.lookup import (
+    AVRO,
+    LOADED_TYPES,
+    Document,
+    TableOf,
+    UnloadableSchema,
+    table_of,
+)
 from pipeline_client.client_settings import RegistryClientSettings
 from pipeline_client.http_session import describe_refusal, describe_tls_failure, public_url
 from pipeline_client.secret_values import Secret
@@ -37,26 +44,45 @@ class SubjectSchemas:
     latest_schema: str
     writer_schemas: dict[int, str]  # schema id -> schema text, soft-deleted versions included
     schema_type: str = "AVRO"  # the registry's `schemaType` of the subject's latest version
+    descriptors: str = ""  # a Protobuf schema's files (`loader.reading.value_formats.lookup.TableOf`)
 
 
 @dataclass(frozen=True)
 class RegistrySnapshot:
-    """All of a registry's Avro schemas as two `GET /schemas` answers gave them: enough to say which
-    subjects a schema id is registered under without a request per id."""
+    """All of a registry's schemas as two `GET /schemas` answers gave them: enough to say which subjects
+    an Avro schema id is registered under without a request per id. A subject of another type has its
+    table made when asked for (`schemas`, `why_unloadable`): a Protobuf schema is compiled for it."""
 
-    writers: dict[str, dict[int, str]]  # subject -> schema id -> text, soft-deleted versions included
-    latest: dict[str, tuple[int, str]]  # subject -> its latest live version's id and text
-    #: subject -> why its latest live version is not loaded (a type the loader does not load, or a
-    #: schema it cannot make a table of), for those subjects
-    unloadable: dict[str, str] = field(default_factory=dict)
-    types: dict[str, str] = field(default_factory=dict)  # subject -> its latest's type, when not Avro
+    writers: dict[str, dict[int, str]]  # Avro subject -> schema id -> text, soft-deleted versions included
+    latest: dict[str, tuple[int, str]]  # Avro subject -> its latest live version's id and text
+    others: dict[str, dict] = field(default_factory=dict)  # other subject -> its latest live version
+    other_ids: dict[str, set[int]] = field(default_factory=dict)  # other subject -> its versions' ids
+    versions: dict[tuple[str, int], dict] = field(default_factory=dict)  # every version, for references
+    _tables: dict[str, TableOf | str] = field(default_factory=dict, compare=False, repr=False)
 
     def schemas(self, subject: str) -> SubjectSchemas | None:
+        if subject in self.others:
+            table = self._table(subject)
+            if isinstance(table, str):
+                return None
+            latest = self.others[subject]
+            return _other_schemas(subject, latest, self.other_ids.get(subject, set()), table)
         if subject not in self.latest:
             return None
         latest_id, latest_schema = self.latest[subject]
         schemas = {**self.writers.get(subject, {}), latest_id: latest_schema}
-        return SubjectSchemas(subject, latest_id, latest_schema, schemas, self.types.get(subject, AVRO))
+        return SubjectSchemas(subject, latest_id, latest_schema, schemas)
+
+    def why_unloadable(self, subject: str) -> str | None:
+        table = self._table(subject) if subject in self.others else None
+        return table if isinstance(table, str) else None
+
+    def _table(self, subject: str) -> TableOf | str:
+        """The table of an other subject's latest version, or why it has none."""
+        if subject not in self._tables:
+            latest = self.others[subject]
+            self._tables[subject] = _table_or_why(latest, _referenced(latest, self.versions))
+        return self._tables[subject]
 
     def subjects_of(self, schema_id: int) -> list[str]:
         return sorted(s for s, ids in self.writers.items() if schema_id in ids)
@@ -111,11 +137,14 @@ class RegistryClient:
         return {str(s) for s in found}
 
     def subject_schemas(self, subject: str) -> SubjectSchemas | None:
-        """The subject's writer schemas and latest schema, or None when it has no live version of a
-        type the loader loads (see `unloadable`)."""
+        """The subject's writer schemas and latest schema, or None when it has no live version, or one
+        the loader cannot make a table of (see `unloadable`)."""
         path = f"/subjects/{quote(subject, safe='')}"
         latest = self._get(f"{path}/versions/latest")
-        if not isinstance(latest, dict) or _why_unloadable(latest, self._references(latest)):
+        if not isinstance(latest, dict):
+            return None
+        table = _table_or_why(latest, self._references(latest))
+        if isinstance(table, str):
             return None
         kind = _schema_type(latest)
         versions = self._get(f"{path}/versions", deleted="true") or []
@@ -124,14 +153,15 @@ class RegistryClient:
             answer = self._get(f"{path}/versions/{int(version)}", deleted="true")
             if isinstance(answer, dict) and _schema_type(answer) == kind:
                 found.append(answer)
-        latest_schema = _table_schema(latest, self._references(latest))
-        writers = {int(v["id"]): _writer_schema(v, self._references(v), latest_schema) for v in found}
-        writers[int(latest["id"])] = latest_schema
-        return SubjectSchemas(subject, int(latest["id"]), latest_schema, writers, kind)
+        if kind != AVRO:
+            return _other_schemas(subject, latest, {int(v["id"]) for v in found}, table)
+        writers = {int(v["id"]): _compact(str(v["schema"])) for v in found}
+        writers[int(latest["id"])] = table.schema
+        return SubjectSchemas(subject, int(latest["id"]), table.schema, writers)
 
-    def _references(self, version: dict[str, object]) -> dict[str, str]:
-        """The texts of the documents a version references, by reference name, theirs included."""
-        found: dict[str, str] = {}
+    def _references(self, version: dict[str, object]) -> dict[str, Document]:
+        """The documents a version references, theirs included, by reference name."""
+        found: dict[str, Document] = {}
         pending = list(_reference_list(version))
         while pending:
             name, subject, number = pending.pop()
@@ -139,7 +169,7 @@ class RegistryClient:
                 continue
             answer = self._get(f"/subjects/{quote(subject, safe='')}/versions/{number}", deleted="true")
             if isinstance(answer, dict) and isinstance(answer.get("schema"), str):
-                found[name] = str(answer["schema"])
+                found[name] = _document(answer)
                 pending.extend(_reference_list(answer))
         return found
 
@@ -152,43 +182,41 @@ class RegistryClient:
         latest = self._get("/schemas", unsupported, latestOnly="true") if isinstance(every, list) else None
         if not isinstance(every, list) or not isinstance(latest, list):
             return None
-        texts = {
+        versions = {
             (str(v["subject"]), int(v["version"])): v
             for v in every
             if isinstance(v, dict) and {"subject", "version", "schema"} <= v.keys()
         }
-        unloadable: dict[str, str] = {}
-        latest_of: dict[str, tuple[int, str]] = {}
-        types: dict[str, str] = {}
-        for version in latest:
-            if not (isinstance(version, dict) and "subject" in version):
-                continue
-            subject, references = str(version["subject"]), _referenced(version, texts)
-            why = _why_unloadable(version, references)
-            if why:
-                unloadable[subject] = why
-                continue
-            latest_of[subject] = (int(version["id"]), _table_schema(version, references))
-            if _schema_type(version) != AVRO:
-                types[subject] = _schema_type(version)
+        latest_of = {str(v["subject"]): (int(v["id"]), _compact(v["schema"])) for v in latest if _is_avro(v)}
+        others = {
+            str(v["subject"]): v
+            for v in latest
+            if isinstance(v, dict) and "subject" in v and _schema_type(v) != AVRO
+        }
         writers: dict[str, dict[int, str]] = {}
+        other_ids: dict[str, set[int]] = {}
         for version in every:
-            subject = str(version.get("subject")) if isinstance(version, dict) else ""
-            if subject in latest_of and _schema_type(version) == types.get(subject, AVRO):
-                schema = _writer_schema(version, _referenced(version, texts), latest_of[subject][1])
-                writers.setdefault(subject, {})[int(version["id"])] = schema
-        return RegistrySnapshot(writers, latest_of, unloadable, types)
+            if _is_avro(version) and str(version["subject"]) in latest_of:
+                subject_writers = writers.setdefault(str(version["subject"]), {})
+                subject_writers[int(version["id"])] = _compact(version["schema"])
+            elif isinstance(version, dict) and str(version.get("subject")) in others:
+                subject = str(version["subject"])
+                if _schema_type(version) == _schema_type(others[subject]):
+                    other_ids.setdefault(subject, set()).add(int(version["id"]))
+        return RegistrySnapshot(writers, latest_of, others, other_ids, versions)
 
     def unloadable(self, subjects: set[str], snapshot: RegistrySnapshot | None) -> dict[str, str]:
         """Of ``subjects``, those whose latest live version is not loaded, with why (the registry's
         ``snapshot``, or a request per subject from a registry that gave none)."""
         if snapshot is not None:
-            return {s: why for s, why in snapshot.unloadable.items() if s in subjects}
+            return {s: why for s in sorted(subjects) if (why := snapshot.why_unloadable(s))}
         found = {}
         for subject in sorted(subjects):
             latest = self._get(f"/subjects/{quote(subject, safe='')}/versions/latest")
-            if isinstance(latest, dict) and (why := _why_unloadable(latest, self._references(latest))):
-                found[subject] = why
+            if isinstance(latest, dict):
+                table = _table_or_why(latest, self._references(latest))
+                if isinstance(table, str):
+                    found[subject] = table
         return found
 
     def all_subject_schemas(
@@ -222,13 +250,12 @@ def describe_foreign_id(registry: RegistryClient, schema_id: int, subject: str) 
     return f"schema id {schema_id} belongs to another subject ({named}), not to subject {subject}"
 
 
-AVRO = "AVRO"  # a version's type when the registry names none, as Confluent's
-JSON = "JSON"  # JSON Schema
-LOADED_TYPES = (AVRO, JSON)
-
-
 def _schema_type(version: dict[str, object]) -> str:
     return str(version.get("schemaType") or AVRO)
+
+
+def _is_avro(version: object) -> bool:
+    return isinstance(version, dict) and _schema_type(version) == AVRO and "subject" in version
 
 
 def _reference_list(version: dict[str, object]) -> list[tuple[str, str, int]]:
@@ -241,48 +268,40 @@ def _reference_list(version: dict[str, object]) -> list[tuple[str, str, int]]:
     ]
 
 
-def _referenced(version: dict[str, object], versions: dict[tuple[str, int], dict]) -> dict[str, str]:
-    """The texts of the documents a version references, theirs included, from a snapshot's `versions`
-    (by subject and version number)."""
-    found: dict[str, str] = {}
+def _document(version: dict[str, object]) -> Document:
+    return Document(str(version["schema"]), tuple(name for name, _, _ in _reference_list(version)))
+
+
+def _referenced(version: dict[str, object], versions: dict[tuple[str, int], dict]) -> dict[str, Document]:
+    """The documents a version references, theirs included, from a snapshot's `versions` (by subject
+    and version number)."""
+    found: dict[str, Document] = {}
     pending = _reference_list(version)
     while pending:
         name, subject, number = pending.pop()
         if name not in found and (subject, number) in versions:
-            found[name] = str(versions[(subject, number)]["schema"])
+            found[name] = _document(versions[(subject, number)])
             pending.extend(_reference_list(versions[(subject, number)]))
     return found
 
 
-def _why_unloadable(version: dict[str, object], references: dict[str, str]) -> str | None:
-    """Why a subject whose latest live version is `version` is not loaded; None when it is."""
+def _table_or_why(version: dict[str, object], referenced: dict[str, Document]) -> TableOf | str:
+    """The table of a subject whose latest live version is `version`, or why the loader makes none."""
     kind = _schema_type(version)
     if kind not in LOADED_TYPES:
-        return (
-            f"holds {kind} schemas; the loader loads Avro and JSON Schema topics "
-            f"({kind.capitalize() if kind != 'PROTOBUF' else 'Protobuf'} topics are not loaded yet)"
-        )
+        return f"holds {kind} schemas, which the loader does not read"
     try:
-        _table_schema(version, references)
-    except (UnloadableJsonSchema, ValueError) as exc:
+        return table_of(kind, _document(version), referenced)
+    except UnloadableSchema as exc:
         return f"holds a {kind} schema the loader cannot make a table of: {exc}"
-    return None
 
 
-def _table_schema(version: dict[str, object], references: dict[str, str]) -> str:
-    """The version's schema as the table sees it (see `SubjectSchemas`)."""
-    if _schema_type(version) == JSON:
-        return table_schema_text(str(version["schema"]), references)
-    return _compact(str(version["schema"]))
-
-
-def _writer_schema(version: dict[str, object], references: dict[str, str], latest: str) -> str:
-    """An older version's schema as the table sees it; for a JSON Schema the table cannot be made of,
-    the latest's (its records are read with the latest's type, as every JSON record is)."""
-    try:
-        return _table_schema(version, references)
-    except (UnloadableJsonSchema, ValueError):
-        return latest
+def _other_schemas(subject: str, latest: dict, ids: set[int], table: TableOf) -> SubjectSchemas:
+    """A subject of JSON Schemas or Protobuf schemas: every record, whichever version wrote it, is read
+    with the latest's table (JSON names its properties, Protobuf numbers its fields)."""
+    latest_id = int(latest["id"])
+    writers = dict.fromkeys({*ids, latest_id}, table.schema)
+    return SubjectSchemas(subject, latest_id, table.schema, writers, _schema_type(latest), table.descriptors)
 
 
 def _compact(schema: str) -> str:

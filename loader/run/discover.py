@@ -18,6 +18,7 @@ from loader.reading.event_types import topic_record_subjects
 from loader.reading.kafka_metadata import KafkaAdmin, list_topics
 from loader.reading.kafka_security import KafkaSecurity
 from loader.reading.registry_client import RegistryClient, SubjectSchemas
+from loader.reading.value_formats.lookup import PROTOBUF
 from loader.run.work import QUARANTINE_TABLE
 from loader.schema.naming import table_names
 from pipeline_client.client_settings import RegistryClientSettings
@@ -55,6 +56,12 @@ class Discovery:
     reports: dict[str, TopicReport] = field(default_factory=dict)
 
 
+NO_PROTOBUF_DECODER = (
+    "holds PROTOBUF schemas, whose records the loader decodes with its JVM module, which this Spark "
+    'session does not have (docs/loader.md, "The loader\'s JVM module")'
+)
+
+
 def check_sources_answer(sources: Sources) -> None:
     """Raises what `discover` raises when the brokers or the registry do not answer, or refuse the
     loader (`KafkaUnavailable`, `KafkaRefused`, `RegistryUnavailable`): a `loader run` asks before its
@@ -71,7 +78,9 @@ def check_sources_answer(sources: Sources) -> None:
     ).subjects()
 
 
-def discover(sources: Sources, last: Manifest, database: str) -> Discovery:
+def discover(sources: Sources, last: Manifest, database: str, decodes_protobuf: bool = True) -> Discovery:
+    """`decodes_protobuf`: whether the run's Spark session has the loader's Protobuf decoder (its JVM
+    module); without it, a topic whose subject holds Protobuf schemas is skipped saying so."""
     admin = KafkaAdmin(sources.bootstrap_servers, sources.timeout_s, sources.kafka_security)
     kafka = admin.topics(sources.include_topics, sources.exclude_topics)
     registry = RegistryClient(
@@ -99,6 +108,10 @@ def discover(sources: Sources, last: Manifest, database: str) -> Discovery:
         registry.all_subject_schemas(wanted, snapshot),
         names,
     )
+    undecodable = set()
+    if not decodes_protobuf:
+        undecodable = {s for s, schemas in found.schemas.items() if schemas.schema_type == PROTOBUF}
+        found.schemas = {s: schemas for s, schemas in found.schemas.items() if s not in undecodable}
     for collision in collisions:
         for topic in collision.topics:
             if topic != QUARANTINE_TABLE:
@@ -109,7 +122,8 @@ def discover(sources: Sources, last: Manifest, database: str) -> Discovery:
     # record: only then is it planned (and its first new records looked at, see `loader.run.topic_pass`).
     record_named = lookup.has_record_named_subjects()
     unloaded_values = {f"{t}-value" for t in topics} & subjects
-    unloadable = registry.unloadable(unloaded_values - set(found.schemas), snapshot)
+    unloadable = registry.unloadable(unloaded_values - set(found.schemas) - undecodable, snapshot)
+    unloadable.update(dict.fromkeys(undecodable & unloaded_values, NO_PROTOBUF_DECODER))
     for topic in sorted(topics):
         if topic in found.reports:
             continue

@@ -5,19 +5,27 @@ from __future__ import annotations
 
 import json
 import struct
+import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from decimal import Decimal
+from pathlib import Path
 
 import pytest
 import requests
 from confluent_kafka import Producer
 from confluent_kafka.schema_registry import Schema, SchemaReference, SchemaRegistryClient
 from confluent_kafka.schema_registry.json_schema import JSONSerializer
+from confluent_kafka.schema_registry.protobuf import ProtobufSerializer
 from confluent_kafka.serialization import MessageField, SerializationContext
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from grpc_tools import protoc
 from pyspark.sql import Row, SparkSession
 
+from loader import job
 from loader.outcome.report import EXIT_BAD_RECORDS, EXIT_FAILED
 from loader.reading.registry_client import RegistryClient
+from loader.run.discover import NO_PROTOBUF_DECODER
 from tests.loader.harness import Harness, record_schema
 
 pytestmark = pytest.mark.integration
@@ -189,15 +197,70 @@ def test_topics_without_a_schema_are_skipped_with_the_reason(harness: Harness, s
     assert report.exit_code == 0
 
 
-ORDER_PROTO = 'syntax = "proto3";\npackage shop;\n\nmessage Order {\n  int64 id = 1;\n}\n'
+CUSTOMER_PROTO = 'syntax = "proto3";\npackage shop;\n\nmessage Customer {\n  string name = 1;\n}\n'
+ORDER_PROTO_V1 = """syntax = "proto3";
+package shop;
+import "google/protobuf/timestamp.proto";
+import "shop/customer.proto";
+
+message Order {
+  int64 id = 1;
+  google.protobuf.Timestamp placed = 2;
+  repeated Line lines = 3;
+  map<string, string> tags = 4;
+  oneof payment {
+    string card = 5;
+    int64 cash = 6;
+  }
+  Status status = 7;
+  Customer customer = 8;
+  uint64 big = 9;
+
+  message Line {
+    string sku = 1;
+    int32 qty = 2;
+  }
+  enum Status {
+    NEW = 0;
+    PAID = 1;
+  }
+}
+
+message Refund {
+  string why = 1;
+}
+"""
+ORDER_PROTO_V2 = ORDER_PROTO_V1.replace("  uint64 big = 9;\n", "  uint64 big = 9;\n  double total = 10;\n")
 
 
-def test_topics_of_protobuf_schemas_are_skipped_naming_their_type(
-    harness: Harness, spark: SparkSession
+def message_classes(tmp_path: Path, order_proto: str) -> dict[str, type]:
+    """The test's `.proto` files compiled by protoc (grpc_tools'), as message classes of a pool of their
+    own (each version of `shop.Order` in its own)."""
+    root = tmp_path / uuid.uuid4().hex
+    (root / "shop").mkdir(parents=True)
+    (root / "shop" / "customer.proto").write_text(CUSTOMER_PROTO)
+    (root / "shop" / "order.proto").write_text(order_proto)
+    out = root / "files.pb"
+    well_known = Path(protoc.__file__).parent / "_proto"
+    argv = ["protoc", f"-I{root}", f"-I{well_known}", "--include_imports", f"--descriptor_set_out={out}"]
+    assert protoc.main([*argv, "shop/order.proto"]) == 0
+    pool = descriptor_pool.DescriptorPool()
+    for file in descriptor_pb2.FileDescriptorSet.FromString(out.read_bytes()).file:
+        pool.Add(file)
+    return {
+        name: message_factory.GetMessageClass(pool.FindMessageTypeByName(f"shop.{name}"))
+        for name in ("Order", "Refund")
+    }
+
+
+def test_protobuf_topics_become_tables_through_two_versions(
+    harness: Harness, spark: SparkSession, table_format: str, tmp_path: Path
 ) -> None:
-    """Not "no schema": the subject's type, which the loader does not load yet, also when another team's
-    subjects are named by record (then a topic without `<topic>-value` is looked into). A registry without
-    `GET /schemas` is asked subject by subject, and a Protobuf subject is no Avro schema to it either."""
+    """confluent-kafka's ProtobufSerializer, an import of another registered `.proto` and of the
+    well-known Timestamp, a nested message, a map, a oneof, an enum and a uint64 past the signed range;
+    the second version adds a column, its records and the first's read back as produced; a record of the
+    file's other message and bytes that are no message are quarantined; also when other subjects are named
+    by record (then a topic without `<topic>-value` is looked into)."""
     record_named = {"type": "record", "name": "Placed", "namespace": f"{harness.prefix}.shop", "fields": []}
     registered = requests.post(
         f"{harness.registry_url}/subjects/{harness.prefix}.shop.Placed/versions",
@@ -205,27 +268,102 @@ def test_topics_of_protobuf_schemas_are_skipped_naming_their_type(
         timeout=30,
     )
     assert registered.status_code == 200, registered.text
+    topic = harness.topic(prefix="proto")
+    ctx = SerializationContext(topic, MessageField.VALUE)
+    client = SchemaRegistryClient({"url": harness.registry_url})
+    v1 = message_classes(tmp_path, ORDER_PROTO_V1)
+    first = v1["Order"](
+        id=1,
+        lines=[v1["Order"].Line(sku="A-1", qty=2)],
+        tags={"channel": "web"},
+        card="visa",
+        status=v1["Order"].PAID,
+        customer={"name": "Ada"},
+        big=2**64 - 1,
+    )
+    first.placed.FromMilliseconds(1_796_642_130_250)
+    serialize = ProtobufSerializer(v1["Order"], client, {"use.deprecated.format": False})
+    harness.produce_raw(topic, [serialize(first, ctx)])
+    loaded = next(t for t in harness.run(spark).topics if t.topic == topic)
+    assert (loaded.status, loaded.records, loaded.table_action) == ("loaded", 1, "created"), loaded.reason
+
+    v2 = message_classes(tmp_path, ORDER_PROTO_V2)
+    second = v2["Order"](id=2, cash=300, total=12.5)
+    payload = ProtobufSerializer(v2["Order"], client, {"use.deprecated.format": False})(second, ctx)
+    header = payload[:5]
+    refund = header + b"\x02\x02" + v2["Refund"](why="late").SerializeToString()  # message index [1]
+    harness.produce_raw(topic, [payload, refund, header + b"\x00\xff\xff\xff"])
+    report = harness.run(spark)
+    [loaded] = [t for t in report.topics if t.topic == topic]
+    assert (loaded.records, loaded.quarantined, loaded.table_action) == (1, 2, "evolved"), loaded.reason
+    columns = ("id", "placed", "lines", "tags", "card", "cash", "status", "customer", "big", "total")
+    got = [{k: r[k] for k in columns} for r in rows(spark, loaded.table)]
+    placed = datetime(2026, 12, 7, 11, 15, 30, 250_000, tzinfo=UTC).astimezone().replace(tzinfo=None)
+    assert [
+        {
+            **g,
+            "lines": [line.asDict() for line in g["lines"]],
+            "customer": g["customer"] and g["customer"].asDict(),
+        }
+        for g in got
+    ] == [
+        {
+            "id": 1,
+            "placed": placed,
+            "lines": [{"sku": "A-1", "qty": 2}],
+            "tags": {"channel": "web"},
+            "card": "visa",
+            "cash": None,
+            "status": "PAID",
+            "customer": {"name": "Ada"},
+            "big": Decimal(2**64 - 1),
+            "total": None,
+        },
+        {
+            "id": 2,
+            "placed": None,
+            "lines": [],
+            "tags": {},
+            "card": None,
+            "cash": 300,
+            "status": "NEW",
+            "customer": None,
+            "big": Decimal(0),
+            "total": 12.5,
+        },
+    ]
+    quarantine = spark.sql(
+        f"SELECT offset, reason FROM {harness.database}.loader_quarantine "
+        f"WHERE topic = '{topic}' ORDER BY offset"
+    ).collect()
+    reason = f"body does not decode with writer schema id {int.from_bytes(header[1:], 'big')}"
+    assert [(r["offset"], r["reason"]) for r in quarantine] == [(2, reason), (3, reason)]
+
+
+def test_without_the_loaders_jvm_module_protobuf_topics_are_skipped_naming_why(
+    harness: Harness, spark: SparkSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The decoder is the loader's JVM module's: a Spark session without it (here the run is told its
+    session has none) skips a Protobuf topic with the reason; a registry without `GET /schemas` is asked
+    subject by subject and gives the same schemas."""
     protobuf = harness.topic(prefix="proto")
     registered = requests.post(
         f"{harness.registry_url}/subjects/{protobuf}-value/versions",
-        json={"schema": ORDER_PROTO, "schemaType": "PROTOBUF"},
+        json={"schema": CUSTOMER_PROTO, "schemaType": "PROTOBUF"},
         timeout=30,
     )
     assert registered.status_code == 200, registered.text
-    harness.produce_raw(protobuf, [b"\x00\x00\x00\x00\x01\x00\x08\x01"])
-
+    harness.produce_raw(protobuf, [b"\x00\x00\x00\x00\x01\x00\x0a\x01a"])
+    monkeypatch.setattr(job, "register_loader_functions", lambda session: False)
     report = harness.run(spark)
     [skipped] = [(t.status, t.reason) for t in report.topics if t.topic == protobuf]
-    assert skipped == (
-        "skipped",
-        f"subject {protobuf}-value holds PROTOBUF schemas; the loader loads Avro and JSON Schema topics "
-        "(Protobuf topics are not loaded yet)",
-    )
+    assert skipped == ("skipped", f"subject {protobuf}-value {NO_PROTOBUF_DECODER}")
     assert report.exit_code == 0
-
     registry = RegistryClient(harness.registry_url)
-    assert set(registry.unloadable({f"{protobuf}-value"}, None)) == {f"{protobuf}-value"}
-    assert registry.subject_schemas(f"{protobuf}-value") is None
+    schemas = registry.subject_schemas(f"{protobuf}-value")
+    assert schemas is not None and schemas.schema_type == "PROTOBUF"
+    snapshot = registry.snapshot()
+    assert snapshot is not None and snapshot.schemas(f"{protobuf}-value") == schemas
 
 
 CUSTOMER_JSON = {"type": "object", "properties": {"name": {"type": "string"}}, "additionalProperties": False}

@@ -1,0 +1,346 @@
+package tableloader;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.google.protobuf.ByteString;
+import com.google.protobuf.CodedInputStream;
+import com.google.protobuf.DescriptorProtos.FileDescriptorProto;
+import com.google.protobuf.DescriptorProtos.FileDescriptorSet;
+import com.google.protobuf.Descriptors.Descriptor;
+import com.google.protobuf.Descriptors.DescriptorValidationException;
+import com.google.protobuf.Descriptors.EnumValueDescriptor;
+import com.google.protobuf.Descriptors.FieldDescriptor;
+import com.google.protobuf.Descriptors.FileDescriptor;
+import com.google.protobuf.DynamicMessage;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Message;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.spark.sql.api.java.UDF3;
+
+/**
+ * A Confluent-framed Protobuf record as the JSON text that Spark's JSON reader ({@code from_json}) reads
+ * into the table's columns (the loader's {@code loader.reading.value_formats.protobuf_tables} gives them):
+ * registered as a SQL function, called with the record's bytes after the 5-byte header (its message
+ * indexes, then the message), the schema's files as a base64 {@code FileDescriptorSet} (imports first,
+ * the schema's own file last) and the full name of the table's message.
+ *
+ * <p>Spark's {@code spark-protobuf} is not served by the package registries the project reaches, and
+ * protobuf-java's {@code JsonFormat} writes 64-bit integers as strings, which Spark's reader refuses for a
+ * BIGINT column: the JSON is written here, by the table's rules. Fields by their {@code .proto} names; a
+ * field without presence (a proto3 scalar, a repeated field, a map) always, its default when unset; a
+ * field with presence (a message, a {@code optional} or {@code oneof} member) only when set, else the
+ * column reads NULL. 64-bit integers as numbers ({@code uint64} and {@code fixed64} unsigned), enums by
+ * name (a number the schema does not know by its number), bytes in base64, map keys as text. Of the
+ * well-known types a {@code Timestamp} is RFC 3339 text (the column is a timestamp), a wrapper its value,
+ * and {@code Duration}, {@code Struct}, {@code Value}, {@code ListValue}, {@code FieldMask} and
+ * {@code Empty} their Protobuf JSON (the column holds it as text); an {@code Any} is its type URL and
+ * base64 value as an object.
+ *
+ * <p>NULL for a record that is not a message of the table's type: bytes that do not parse, or message
+ * indexes naming another message of the file (the loader quarantines the record). Parsed files are kept
+ * per descriptor set, so a task parses each schema once.
+ */
+public final class ProtobufJson implements UDF3<byte[], String, String, String> {
+  private static final long serialVersionUID = 1L;
+  private static final JsonFactory JSON = new JsonFactory();
+  private static final Map<String, Descriptor> MESSAGES = new ConcurrentHashMap<>();
+  private static final Set<String> WRAPPERS =
+      Set.of(
+          "google.protobuf.DoubleValue",
+          "google.protobuf.FloatValue",
+          "google.protobuf.Int64Value",
+          "google.protobuf.UInt64Value",
+          "google.protobuf.Int32Value",
+          "google.protobuf.UInt32Value",
+          "google.protobuf.BoolValue",
+          "google.protobuf.StringValue",
+          "google.protobuf.BytesValue");
+
+  @Override
+  public String call(byte[] body, String descriptorSet, String messageName) {
+    if (body == null) {
+      return null;
+    }
+    Descriptor type =
+        MESSAGES.computeIfAbsent(messageName + "\n" + descriptorSet, k -> message(descriptorSet, messageName));
+    try {
+      CodedInputStream in = CodedInputStream.newInstance(body);
+      if (!isFirstMessage(in)) {
+        return null;
+      }
+      DynamicMessage record = DynamicMessage.parseFrom(type, in);
+      StringWriter out = new StringWriter();
+      try (JsonGenerator json = JSON.createGenerator(out)) {
+        writeMessage(json, record);
+      }
+      return out.toString();
+    } catch (IOException | RuntimeException e) {
+      return null; // not a message of the table's type: the loader quarantines the record
+    }
+  }
+
+  /** The message indexes of Confluent's framing name the file's first message ({@code [0]}). */
+  static boolean isFirstMessage(CodedInputStream in) throws IOException {
+    int count = in.readSInt32();
+    if (count == 0) {
+      return true; // the short form of [0]
+    }
+    if (count < 0) {
+      return false;
+    }
+    boolean first = count == 1;
+    for (int i = 0; i < count; i++) {
+      first &= in.readSInt32() == 0;
+    }
+    return first;
+  }
+
+  /** The message named, in the files of a base64 {@code FileDescriptorSet}, imports first. */
+  static Descriptor message(String descriptorSet, String messageName) {
+    try {
+      FileDescriptorSet set = FileDescriptorSet.parseFrom(Base64.getDecoder().decode(descriptorSet));
+      Map<String, FileDescriptor> built = new HashMap<>();
+      FileDescriptor last = null;
+      for (FileDescriptorProto file : set.getFileList()) {
+        FileDescriptor[] imports =
+            file.getDependencyList().stream().map(built::get).toArray(FileDescriptor[]::new);
+        last = FileDescriptor.buildFrom(file, imports);
+        built.put(file.getName(), last);
+      }
+      for (FileDescriptor file : built.values()) {
+        for (Descriptor candidate : file.getMessageTypes()) {
+          Descriptor found = find(candidate, messageName);
+          if (found != null) {
+            return found;
+          }
+        }
+      }
+      throw new IllegalArgumentException("no message " + messageName + " in the schema's files");
+    } catch (InvalidProtocolBufferException | DescriptorValidationException e) {
+      throw new IllegalArgumentException("the schema's files do not read: " + e.getMessage(), e);
+    }
+  }
+
+  private static Descriptor find(Descriptor message, String name) {
+    if (message.getFullName().equals(name)) {
+      return message;
+    }
+    for (Descriptor nested : message.getNestedTypes()) {
+      Descriptor found = find(nested, name);
+      if (found != null) {
+        return found;
+      }
+    }
+    return null;
+  }
+
+  static void writeMessage(JsonGenerator json, Message message) throws IOException {
+    json.writeStartObject();
+    for (FieldDescriptor field : message.getDescriptorForType().getFields()) {
+      if (field.hasPresence() && !message.hasField(field)) {
+        continue; // unset: the column reads NULL
+      }
+      json.writeFieldName(field.getName());
+      Object value = message.getField(field);
+      if (field.isMapField()) {
+        json.writeStartObject();
+        for (Object entry : (List<?>) value) {
+          Message pair = (Message) entry;
+          FieldDescriptor key = pair.getDescriptorForType().findFieldByNumber(1);
+          FieldDescriptor item = pair.getDescriptorForType().findFieldByNumber(2);
+          json.writeFieldName(keyText(key, pair.getField(key)));
+          writeValue(json, item, pair.getField(item));
+        }
+        json.writeEndObject();
+      } else if (field.isRepeated()) {
+        json.writeStartArray();
+        for (Object item : (List<?>) value) {
+          writeValue(json, field, item);
+        }
+        json.writeEndArray();
+      } else {
+        writeValue(json, field, value);
+      }
+    }
+    json.writeEndObject();
+  }
+
+  private static String keyText(FieldDescriptor key, Object value) {
+    switch (key.getType()) {
+      case UINT32:
+      case FIXED32:
+        return Integer.toUnsignedString((Integer) value);
+      case UINT64:
+      case FIXED64:
+        return Long.toUnsignedString((Long) value);
+      default:
+        return String.valueOf(value);
+    }
+  }
+
+  private static void writeValue(JsonGenerator json, FieldDescriptor field, Object value)
+      throws IOException {
+    switch (field.getType()) {
+      case DOUBLE:
+        json.writeNumber((Double) value);
+        break;
+      case FLOAT:
+        json.writeNumber((Float) value);
+        break;
+      case INT64:
+      case SINT64:
+      case SFIXED64:
+        json.writeNumber((Long) value);
+        break;
+      case UINT64:
+      case FIXED64:
+        json.writeNumber(Long.toUnsignedString((Long) value)); // unquoted: read into decimal(20,0)
+        break;
+      case INT32:
+      case SINT32:
+      case SFIXED32:
+        json.writeNumber((Integer) value);
+        break;
+      case UINT32:
+      case FIXED32:
+        json.writeNumber(Integer.toUnsignedLong((Integer) value));
+        break;
+      case BOOL:
+        json.writeBoolean((Boolean) value);
+        break;
+      case STRING:
+        json.writeString((String) value);
+        break;
+      case BYTES:
+        json.writeString(Base64.getEncoder().encodeToString(((ByteString) value).toByteArray()));
+        break;
+      case ENUM:
+        EnumValueDescriptor symbol = (EnumValueDescriptor) value;
+        if (symbol.getType().findValueByNumber(symbol.getNumber()) == null) {
+          json.writeString(String.valueOf(symbol.getNumber())); // a number the schema does not name
+        } else {
+          json.writeString(symbol.getName());
+        }
+        break;
+      default:
+        writeNested(json, (Message) value);
+    }
+  }
+
+  private static void writeNested(JsonGenerator json, Message message) throws IOException {
+    Descriptor type = message.getDescriptorForType();
+    switch (type.getFullName()) {
+      case "google.protobuf.Timestamp":
+        json.writeString(Instant.ofEpochSecond(longField(message, 1), intField(message, 2)).toString());
+        break;
+      case "google.protobuf.Duration":
+        json.writeString(duration(longField(message, 1), intField(message, 2)));
+        break;
+      case "google.protobuf.Struct":
+      case "google.protobuf.Value":
+      case "google.protobuf.ListValue":
+      case "google.protobuf.FieldMask":
+      case "google.protobuf.Empty":
+      case "google.protobuf.Any":
+        json.writeRawValue(jsonText(message)); // the column holds the JSON as text
+        break;
+      default:
+        if (WRAPPERS.contains(type.getFullName())) {
+          FieldDescriptor inner = type.findFieldByNumber(1);
+          writeValue(json, inner, message.getField(inner));
+        } else {
+          writeMessage(json, message);
+        }
+    }
+  }
+
+  private static long longField(Message message, int number) {
+    return (Long) message.getField(message.getDescriptorForType().findFieldByNumber(number));
+  }
+
+  private static int intField(Message message, int number) {
+    return (Integer) message.getField(message.getDescriptorForType().findFieldByNumber(number));
+  }
+
+  /** A {@code Duration} as Protobuf's JSON mapping writes it: seconds with 0, 3, 6 or 9 decimals. */
+  static String duration(long seconds, int nanos) {
+    boolean negative = seconds < 0 || nanos < 0;
+    String whole = Long.toString(Math.abs(seconds));
+    int fraction = Math.abs(nanos);
+    String decimals = "";
+    if (fraction != 0) {
+      decimals = String.format("%09d", fraction);
+      decimals = "." + decimals.replaceAll("(000)+$", "");
+    }
+    return (negative ? "-" : "") + whole + decimals + "s";
+  }
+
+  /** {@code Struct}, {@code Value}, {@code ListValue}, {@code FieldMask}, {@code Empty} and {@code Any}
+   * as the JSON text a column holds: as Protobuf's JSON mapping writes the first five; an {@code Any}
+   * as its type URL and base64 value (its message's type is not known here). */
+  static String jsonText(Message message) throws IOException {
+    StringWriter out = new StringWriter();
+    try (JsonGenerator json = JSON.createGenerator(out)) {
+      writeJsonValue(json, message);
+    }
+    return out.toString();
+  }
+
+  private static void writeJsonValue(JsonGenerator json, Message message) throws IOException {
+    Descriptor type = message.getDescriptorForType();
+    switch (type.getFullName()) {
+      case "google.protobuf.Struct":
+        json.writeStartObject();
+        for (Object entry : (List<?>) message.getField(type.findFieldByNumber(1))) {
+          Message pair = (Message) entry;
+          Descriptor pairType = pair.getDescriptorForType();
+          json.writeFieldName((String) pair.getField(pairType.findFieldByNumber(1)));
+          writeJsonValue(json, (Message) pair.getField(pairType.findFieldByNumber(2)));
+        }
+        json.writeEndObject();
+        break;
+      case "google.protobuf.ListValue":
+        json.writeStartArray();
+        for (Object item : (List<?>) message.getField(type.findFieldByNumber(1))) {
+          writeJsonValue(json, (Message) item);
+        }
+        json.writeEndArray();
+        break;
+      case "google.protobuf.Value":
+        FieldDescriptor kind = message.getOneofFieldDescriptor(type.getOneofs().get(0));
+        if (kind == null || kind.getNumber() == 1) {
+          json.writeNull();
+        } else if (kind.getNumber() == 2) {
+          json.writeNumber((Double) message.getField(kind));
+        } else if (kind.getNumber() == 3) {
+          json.writeString((String) message.getField(kind));
+        } else if (kind.getNumber() == 4) {
+          json.writeBoolean((Boolean) message.getField(kind));
+        } else {
+          writeJsonValue(json, (Message) message.getField(kind));
+        }
+        break;
+      case "google.protobuf.FieldMask":
+        json.writeString(String.join(",", ((List<?>) message.getField(type.findFieldByNumber(1))).stream().map(String::valueOf).toList()));
+        break;
+      case "google.protobuf.Any":
+        json.writeStartObject();
+        json.writeStringField("type_url", (String) message.getField(type.findFieldByNumber(1)));
+        ByteString bytes = (ByteString) message.getField(type.findFieldByNumber(2));
+        json.writeStringField("value", Base64.getEncoder().encodeToString(bytes.toByteArray()));
+        json.writeEndObject();
+        break;
+      default: // Empty
+        json.writeStartObject();
+        json.writeEndObject();
+    }
+  }
+}

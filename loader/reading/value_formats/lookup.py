@@ -1,0 +1,87 @@
+"""A subject's schema as its table sees it, whatever the schema's type: the one place that knows which
+value formats the loader reads and which module makes each one's table (a fourth format is added here
+and in a module of its own).
+
+A table's schema is given in Avro's JSON form (`SubjectSchemas.latest_schema`): an Avro schema as it is;
+a JSON Schema's or a Protobuf schema's table as `json_schema_tables` and `protobuf_tables` map them. A
+Protobuf topic's records also need the schema's compiled files to be decoded (`TableOf.descriptors`).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from google.protobuf.descriptor_pb2 import FileDescriptorSet
+
+from loader.reading.value_formats.json_schema_tables import table_schema_text
+from loader.reading.value_formats.protobuf_tables import table_schema as protobuf_table
+
+AVRO = "AVRO"  # a version's type when the registry names none, as Confluent's
+JSON = "JSON"  # JSON Schema
+PROTOBUF = "PROTOBUF"
+LOADED_TYPES = (AVRO, JSON, PROTOBUF)
+
+
+class UnloadableSchema(ValueError):
+    """A schema whose values cannot become a table's rows, with why."""
+
+
+@dataclass(frozen=True)
+class Document:
+    """A schema's text and the names of the documents it references (an import path, a `$ref`)."""
+
+    text: str
+    references: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TableOf:
+    """A schema's table (Avro's JSON form), and for a Protobuf schema its files as a base64
+    `FileDescriptorSet`, imports first (what its records are decoded with)."""
+
+    schema: str
+    descriptors: str = ""
+
+
+def table_of(schema_type: str, schema: Document, referenced: Mapping[str, Document]) -> TableOf:
+    """The table of a schema of the type, `referenced` holding every document it references, theirs
+    too, by name. Raises `UnloadableSchema`."""
+    try:
+        if schema_type == AVRO:
+            return TableOf(json.dumps(json.loads(schema.text), separators=(",", ":")))
+        if schema_type == JSON:
+            return TableOf(table_schema_text(schema.text, {n: d.text for n, d in referenced.items()}))
+        if schema_type == PROTOBUF:
+            return _protobuf_table(schema, referenced)
+    except ValueError as exc:  # the formats' refusals, and a schema that does not parse
+        raise UnloadableSchema(str(exc)) from exc
+    raise UnloadableSchema(f"the loader does not read {schema_type} schemas")
+
+
+def _protobuf_table(schema: Document, referenced: Mapping[str, Document]) -> TableOf:
+    # The registry's own parser (protoc), so that the loader reads a schema as the registry checked it.
+    from registry.schema_types.base import Reference
+    from registry.schema_types.protobuf.parsing import parse_protobuf
+
+    parsed: dict[str, object] = {}
+
+    def parse(name: str) -> object:
+        if name not in parsed:
+            if name not in referenced:
+                raise UnloadableSchema(
+                    f"the schema imports {name!r}, which is none of the subject's references"
+                )
+            document = referenced[name]
+            parsed[name] = parse_protobuf(
+                document.text, [Reference(n, parse(n)) for n in document.references]
+            )
+        return parsed[name]
+
+    compiled = parse_protobuf(schema.text, [Reference(n, parse(n)) for n in schema.references])
+    files = FileDescriptorSet(file=[*compiled.dependencies, compiled.file])
+    table = protobuf_table(compiled.file, compiled.dependencies)
+    descriptors = base64.b64encode(files.SerializeToString()).decode("ascii")
+    return TableOf(json.dumps(table, separators=(",", ":")), descriptors)
