@@ -177,10 +177,15 @@ def test_killed_at_every_step_and_rerun_loads_every_record_exactly_once(
     assert set(HIVE_STATE_POINTS) <= set(CRASH_POINTS)
     assert set(ICEBERG_RESUME_POINTS) <= set(ICEBERG_CRASH_POINTS)
     cli_harness.table_format = table_format
-    # The default tier's Hive kills take a transactional topic and one of several event types along
-    # (tests/loader/kill_riders.py): their kill tests of their own are the full tier's.
+    # The default tier's Hive kills take a transactional topic, one of several event types, and a
+    # Protobuf and a JSON Schema topic along (tests/loader/kill_riders.py): the first two's kill tests of
+    # their own are the full tier's.
     riders = (
-        (kill_riders.transactional(cli_harness), kill_riders.several_event_types(cli_harness))
+        (
+            kill_riders.transactional(cli_harness),
+            kill_riders.several_event_types(cli_harness),
+            kill_riders.protobuf_and_json(cli_harness),
+        )
         if with_riders
         else ()
     )
