@@ -2,9 +2,9 @@
 alone (its `FileDescriptorProto` and those of the files it imports, as the registry's parser gives them).
 
 The table's shape is given in Avro's JSON form, as for JSON Schema (`json_schema_tables`); its Spark type
-follows (`spark_types`). Protobuf topics are not loaded yet (the run skips them, naming the type): the
-records' decoding is still to come, in the loader's JVM module (benchmarks/JOURNAL.md, "Decoding Protobuf
-records: where"). The mapping, for docs/loader.md once they are: a message is a struct of its
+follows (`spark_types`); the records are decoded by the loader's JVM module (`tableloader.ProtobufJson`,
+benchmarks/JOURNAL.md, "Decoding Protobuf records: where"). The mapping, as docs/loader.md ("Protobuf
+topics") gives it: a message is a struct of its
 fields by their `.proto` names, `repeated` an array, `map<K, V>` a map with the keys as text (as
 Protobuf's JSON mapping writes them), an enum its value's name, a `oneof`'s members nullable columns,
 `uint64` and `fixed64` a `decimal(20,0)` (no loss), `uint32` a bigint; of the well-known types a
