@@ -16,8 +16,9 @@ everything). Prints a Markdown table per scenario, with the ratios the targets a
   settings: seconds, commits, and the driver JVM's peak resident memory;
 - multitype: a topic of two event types (RecordNameStrategy, a table each) against a topic of one type
   holding the very same records (`--multitype-records` each), first run and next run;
-- value-formats: one topic of `--records` records as Avro and one as JSON Schema (the same events,
-  serialized as confluent-kafka's `JSONSerializer` does), each loaded by a `loader run` process, twice;
+- value-formats: one topic of `--records` records as Avro, one as JSON Schema and one as Protobuf (the
+  same events, serialized as confluent-kafka's `JSONSerializer` and `ProtobufSerializer` do), each loaded
+  by a `loader run` process, twice;
 - formats: the same topics loaded as Iceberg tables beside Hive ORC tables, as `loader run` processes:
   one topic of `--records` records, and `--format-topics` topics x `--records-per-topic` (first run:
   tables created; next run);
@@ -85,12 +86,14 @@ from loader_services import (
     create_topics,
     encoded_events,
     encoded_json_events,
+    encoded_protobuf_events,
     event,
     http,
     kafka_broker,
     produce,
     produce_keyed,
     register_json_versions,
+    register_protobuf_version,
     register_versions,
     registry_server,
     rest_catalog_on_object_store,
@@ -537,21 +540,22 @@ def formats(bench: Bench, records: int, partitions: int, topics: int, per_topic:
 
 
 def value_formats(bench: Bench, records: int, partitions: int) -> None:
-    """The big topic's records as Avro and as JSON Schema, a topic each, loaded by `loader run`
-    processes one after the other (JSON first, then Avro, then each again: the second pair in the other
-    order), each into a database of its own."""
+    """The big topic's records as Avro, as JSON Schema and as Protobuf, a topic each, loaded by `loader
+    run` processes one after the other, twice (the second round in the reverse order), each into a
+    database of its own."""
     avro = setup_topics(bench, ["vf_avro"], partitions, False)["vf_avro"]
     produce(bench.bootstrap, "vf_avro", encoded_events(avro, 5_000), records)
-    create_topics(bench.bootstrap, ["vf_json"], partitions)
+    create_topics(bench.bootstrap, ["vf_json", "vf_protobuf"], partitions)
     json_ids = register_json_versions(bench.registry_url, "vf_json")
     produce(bench.bootstrap, "vf_json", encoded_json_events(json_ids, 5_000), records)
-    for round_, order in enumerate((("json", "avro"), ("avro", "json"))):
+    protobuf_id = register_protobuf_version(bench.registry_url, "vf_protobuf")
+    produce(bench.bootstrap, "vf_protobuf", encoded_protobuf_events(protobuf_id, 15_000), records)
+    names = {"avro": "Avro", "json": "JSON Schema", "protobuf": "Protobuf"}
+    for round_, order in enumerate((("json", "protobuf", "avro"), ("avro", "protobuf", "json"))):
         for kind in order:
             seconds, _, peak = bench.run_process(f"vf_{kind}_{round_}", f"vf_{kind}", records)
-            label = (
-                f"{'Avro' if kind == 'avro' else 'JSON Schema'}: 1 topic x {records:,}, round {round_ + 1}"
-            )
-            against = f"Avro: 1 topic x {records:,}, round {round_ + 1}" if kind == "json" else ""
+            label = f"{names[kind]}: 1 topic x {records:,}, round {round_ + 1}"
+            against = f"Avro: 1 topic x {records:,}, round {round_ + 1}" if kind != "avro" else ""
             bench.add(
                 "value formats, `loader run` processes",
                 Row(label, records, seconds, against, f"driver peak {peak / 1024:.0f} MiB"),

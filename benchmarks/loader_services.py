@@ -298,6 +298,75 @@ def encoded_json_events(schema_ids: list[int], per_version: int, seed: int = 11)
     return values
 
 
+PAGE_VIEW_PROTO = """syntax = "proto3";
+package bench;
+import "google/protobuf/timestamp.proto";
+
+message PageViewEvent {
+  string event_id = 1;
+  int64 member_id = 2;
+  string session_id = 3;
+  string page_key = 4;
+  string url = 5;
+  optional string referrer = 6;
+  string ip_address = 7;
+  string user_agent = 8;
+  string country = 9;
+  Device device = 10;
+  google.protobuf.Timestamp viewed_at = 11;
+  int64 duration_ms = 12;
+  float scroll_depth = 13;
+  bool logged_in = 14;
+  repeated int64 experiment_ids = 15;
+  map<string, string> tags = 16;
+  string locale = 17;
+  string app_version = 18;
+  int32 load_time_ms = 19;
+  optional string consent = 20;
+
+  message Device {
+    Kind kind = 1;
+    string os = 2;
+    enum Kind {
+      DESKTOP = 0;
+      MOBILE = 1;
+    }
+  }
+}
+"""
+
+
+def register_protobuf_version(registry_url: str, topic: str) -> int:
+    """The page-view event's latest version as a `.proto` (one version: a record is read by field number
+    whichever version wrote it), under the topic's value subject."""
+    subject = f"{registry_url}/subjects/{topic}-value/versions"
+    return int(http(subject, {"schema": PAGE_VIEW_PROTO, "schemaType": "PROTOBUF"})["id"])
+
+
+def encoded_protobuf_events(schema_id: int, count: int, seed: int = 11) -> list[bytes]:
+    """`encoded_events`' records (of the latest version) as Confluent-framed Protobuf (magic byte, schema
+    id, message indexes `[0]`, the message), as confluent-kafka's `ProtobufSerializer` writes them."""
+    from google.protobuf import descriptor_pool, message_factory
+
+    from registry.schema_types.protobuf.parsing import parse_protobuf
+
+    parsed = parse_protobuf(PAGE_VIEW_PROTO)
+    pool = descriptor_pool.DescriptorPool()
+    for file in (*parsed.dependencies, parsed.file):
+        pool.Add(file)
+    message = message_factory.GetMessageClass(pool.FindMessageTypeByName("bench.PageViewEvent"))
+    rng = random.Random(seed)
+    values = []
+    for _ in range(count):
+        record = event(3, rng)
+        viewed_at = record.pop("viewed_at")
+        record = {k: v for k, v in record.items() if v is not None}
+        built = message(**record)
+        built.viewed_at.FromMilliseconds(viewed_at)
+        values.append(b"\x00" + struct.pack(">I", schema_id) + b"\x00" + built.SerializeToString())
+    return values
+
+
 def create_topics(bootstrap: str, names: list[str], partitions: int) -> None:
     admin = AdminClient({"bootstrap.servers": bootstrap})
     futures = admin.create_topics(

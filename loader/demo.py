@@ -1,7 +1,8 @@
 """The quickstart's demo: the example schemas registered, events produced with two versions of each, one
 load, and the resulting tables shown through Spark SQL (old records projected onto the new schema). The
 `.avsc` schemas are produced with confluent-kafka's `AvroSerializer`, the `.json` one (a JSON Schema) with
-its `JSONSerializer`.
+its `JSONSerializer`, the `.proto` one with its `ProtobufSerializer` (the message class compiled from the
+file by the registry's own parser, as a producer's build would generate it).
 
     python -m loader.demo --bootstrap-servers HOST:PORT --registry-url URL --warehouse DIR
         [--table-format hive|iceberg]
@@ -12,6 +13,7 @@ from __future__ import annotations
 import random
 import sys
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -23,7 +25,9 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from confluent_kafka.schema_registry import SchemaRegistryClient
 from confluent_kafka.schema_registry.avro import AvroSerializer
 from confluent_kafka.schema_registry.json_schema import JSONSerializer
+from confluent_kafka.schema_registry.protobuf import ProtobufSerializer
 from confluent_kafka.serialization import MessageField, SerializationContext
+from google.protobuf import descriptor_pool, message_factory
 from rich.console import Console
 from rich.markup import escape
 
@@ -39,8 +43,39 @@ SHOWN_COLUMNS = {
     "search": "query, vertical, result_count, member_id",
     "ad_click": "_kafka_key_string AS key, cost, currency, placement",
     "cart_update": "_kafka_key_string AS key, action, sku, quantity, unit_price",
+    "profile_edit": "_kafka_key_string AS key, section, skills_added, edited_at",
 }
-SERIALIZERS = {".avsc": AvroSerializer, ".json": JSONSerializer}  # a schema file's type -> its serializer
+
+
+def protobuf_serializer(schema_str: str, schema_registry_client: SchemaRegistryClient) -> Callable:
+    """A `ProtobufSerializer` of the file's first message, taking the event as a dict (timestamps as
+    datetimes)."""
+    from registry.schema_types.protobuf.parsing import parse_protobuf
+
+    parsed = parse_protobuf(schema_str)
+    pool = descriptor_pool.DescriptorPool()
+    for file in (*parsed.dependencies, parsed.file):
+        pool.Add(file)
+    name = f"{parsed.file.package}.{parsed.file.message_type[0].name}"
+    message = message_factory.GetMessageClass(pool.FindMessageTypeByName(name))
+    serializer = ProtobufSerializer(message, schema_registry_client, {"use.deprecated.format": False})
+
+    def serialize(event: dict[str, Any], context: SerializationContext) -> bytes | None:
+        built = message(**{k: v for k, v in event.items() if not isinstance(v, datetime)})
+        for field, value in event.items():
+            if isinstance(value, datetime):
+                getattr(built, field).FromDatetime(value)
+        return serializer(built, context)
+
+    return serialize
+
+
+# a schema file's type -> its serializer
+SERIALIZERS: dict[str, Callable] = {
+    ".avsc": AvroSerializer,
+    ".json": JSONSerializer,
+    ".proto": protobuf_serializer,
+}
 ROWS_PER_VERSION = 3
 
 
@@ -83,6 +118,16 @@ def _event(topic: str, version: int, rng: random.Random, now: datetime) -> dict[
         if version == 2:
             event["unit_price"] = rng.choice([None, round(rng.uniform(1, 90), 2)])
         return event
+    if topic == "profile_edit":
+        event = {
+            "edit_id": uuid.UUID(int=rng.getrandbits(128)).hex,
+            "member_id": rng.randint(1, 10_000),
+            "section": rng.choice(["HEADLINE", "EXPERIENCE", "SKILLS"]),
+            "edited_at": at,
+        }
+        if version == 2 and event["section"] == "SKILLS":
+            event["skills_added"] = rng.sample(["kafka", "spark", "avro", "sql", "python"], 2)
+        return event
     if topic == "search":
         return {
             "search_id": uuid.UUID(int=rng.getrandbits(128)).hex,
@@ -109,9 +154,11 @@ def _event(topic: str, version: int, rng: random.Random, now: datetime) -> dict[
 
 def _key(topic: str, event: dict[str, Any]) -> bytes | None:
     """Keys as applications set them: the entity the event is about, as text (a member, a click)."""
-    entity = {"ad_click": event.get("click_id"), "cart_update": event.get("cart_id")}.get(
-        topic, event.get("member_id")
-    )
+    entity = {
+        "ad_click": event.get("click_id"),
+        "cart_update": event.get("cart_id"),
+        "profile_edit": event.get("edit_id"),
+    }.get(topic, event.get("member_id"))
     return None if entity is None else str(entity).encode()
 
 

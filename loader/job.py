@@ -50,9 +50,9 @@ from loader.run.plan import Limits, plan, with_found_event_types
 from loader.run.work import QUARANTINE_TABLE, CurrentStatePolicy, RunContext, TableClaim
 from loader.runtime.loader_session import spark_for
 from loader.runtime.spark_session import (
+    decodes_protobuf,
     forget_cached_tables,
     interpreted_session,
-    register_loader_functions,
 )
 from loader.warehouse_layout import claim_database
 
@@ -236,8 +236,7 @@ def _load(
     STOP.check()
 
     sources = _sources(settings)
-    # the session may come from elsewhere (a notebook's, a test's): the loader's functions in it
-    found = discover(sources, last, settings.database, decodes_protobuf=register_loader_functions(spark))
+    found = discover(sources, last, settings.database, decodes_protobuf=decodes_protobuf(spark))
     report.cluster_id = found.cluster_id
     limits = Limits(
         settings.max_records_per_partition, settings.partition_granularity, settings.skip_tombstones

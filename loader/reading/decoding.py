@@ -6,7 +6,7 @@ writer id of the subject has one `from_avro(body, writer schema, avroSchema=late
 `from_avro`, see `loader.reading.value_formats.avro_read`); Avro's schema resolution then fills added fields
 with their defaults, widens promoted types and drops removed fields. A JSON Schema body is read by Spark's
 JSON reader on the latest schema's type (`loader.reading.value_formats.json_read`); a Protobuf body too,
-once the loader's decoder (`tableloader.ProtobufJson`, its JVM module) has written it as JSON.
+once the loader's decoder (its JVM module) has written it as JSON (`...value_formats.protobuf_read`).
 
 Decoding failures are found reliably: spark-avro's PERMISSIVE mode returns a struct of NULLs for a body it
 cannot decode, which a record whose fields are all NULL would look like too. So a record reader schema
@@ -41,10 +41,11 @@ from loader.reading.sql_text import (
 from loader.reading.value_formats.avro_read import AvroRead
 from loader.reading.value_formats.json_read import CORRUPT, JsonRead
 from loader.reading.value_formats.lookup import JSON, PROTOBUF
+from loader.reading.value_formats.protobuf_read import ProtobufRead
 from loader.reading.value_formats.spark_types import struct_fields
-from loader.runtime.spark_session import PROTOBUF_JSON
 
-ValueRead = AvroRead | JsonRead  # a value's decoding as data: `only_where`, and `column()` to run it
+# a value's decoding as data: `only_where`, and `column()` to run it
+ValueRead = AvroRead | JsonRead | ProtobufRead
 
 DECODED_FLAG = "__loader_decoded"
 KEY_DECODED = "__loader_key_decoded"  # the decoded key, before its verdict is known
@@ -150,11 +151,10 @@ def read_framed(column: str, schemas: SubjectSchemas, header_id: str | None = No
     known = f"coalesce({schema_id} IN ({ids}), false)"
     latest = json.loads(schemas.latest_schema)
     if schemas.schema_type in (JSON, PROTOBUF):
+        struct = f"{struct_fields(latest)}, {identifier(CORRUPT)}: STRING"
+        read: ValueRead = JsonRead(body, known, struct)
         if schemas.schema_type == PROTOBUF:  # as JSON, by the loader's decoder (its JVM module)
-            files, message = string_literal(schemas.descriptors), string_literal(latest["name"])
-            body = f"{PROTOBUF_JSON}({body}, {files}, {message})"
-        struct = struct_fields(latest)
-        read = JsonRead(body, known, f"{struct}, {identifier(CORRUPT)}: STRING")
+            read = ProtobufRead(body, known, struct, schemas.descriptors, latest["name"])
         return FramedValue(schema_id, known, read, "corrupt", tuple(f["name"] for f in latest["fields"]))
     reader, flagged = reader_schema(schemas.latest_schema)
     options = {

@@ -25,7 +25,6 @@ from pathlib import Path
 from py4j.java_gateway import JavaClass
 from pyspark import SparkContext
 from pyspark.sql import SparkSession
-from pyspark.sql.types import StringType
 
 from loader.runtime import spark_internals as internals
 from loader.runtime.driver_class_archive import (
@@ -399,7 +398,6 @@ def build_spark_session(settings: SparkSettings) -> SparkSession:
         keep_at_exit(archive, spark.sparkContext._gateway.proc)
     read_kafka_with_v2_reader(spark)
     read_string_escapes_as_spark_does(spark)
-    register_loader_functions(spark)
     return spark
 
 
@@ -468,18 +466,10 @@ def loader_class(spark: SparkSession, name: str) -> JavaClass | None:
     return java_class(spark, f"{LOADER_PACKAGE}.{name}") if _LOADER_CLASSES[key] else None
 
 
-PROTOBUF_JSON = "loader_protobuf_json"  # the SQL function of the loader's Protobuf decoder
-PROTOBUF_DECODER = "ProtobufJson"
-
-
-def register_loader_functions(session: SparkSession) -> bool:
-    """The loader's SQL functions in the session (each session has its own), when its jar is on the
-    class path: `loader_protobuf_json` (`tableloader.ProtobufJson`), which writes a Protobuf record as
-    the JSON Spark's reader reads into its table's columns. Whether they are there."""
-    if loader_class(session, PROTOBUF_DECODER) is None:
-        return False
-    session.udf.registerJavaFunction(PROTOBUF_JSON, f"{LOADER_PACKAGE}.{PROTOBUF_DECODER}", StringType())
-    return True
+def decodes_protobuf(session: SparkSession) -> bool:
+    """Whether the session's JVM has the loader's Protobuf decoder (`tableloader.ProtobufJson`: the
+    loader's jar is on its class path)."""
+    return loader_class(session, "ProtobufJson") is not None
 
 
 def class_archive_for(settings: SparkSettings, class_path: str = "") -> ClassArchive | None:
@@ -523,7 +513,6 @@ def interpreted_session(spark: SparkSession) -> SparkSession:
     session = spark.newSession()
     read_kafka_with_v2_reader(session)
     read_string_escapes_as_spark_does(session)
-    register_loader_functions(session)
     session.conf.set("spark.sql.codegen.wholeStage", "false")
     # Spark's own fallback path when code generation fails, chosen up front; an internal setting, so a
     # Spark that no longer knows it keeps generating code, which is only slower.

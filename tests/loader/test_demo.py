@@ -13,7 +13,7 @@ from loader.demo import EVENTS_PER_VERSION
 from tests.fixtures.kafka import KafkaBroker
 from tests.loader.harness import REPO_ROOT
 
-DEMO_TOPICS = ("ad_click", "cart_update", "page_view", "search")
+DEMO_TOPICS = ("ad_click", "cart_update", "page_view", "profile_edit", "search")
 
 
 @pytest.mark.integration

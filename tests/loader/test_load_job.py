@@ -354,7 +354,7 @@ def test_without_the_loaders_jvm_module_protobuf_topics_are_skipped_naming_why(
     )
     assert registered.status_code == 200, registered.text
     harness.produce_raw(protobuf, [b"\x00\x00\x00\x00\x01\x00\x0a\x01a"])
-    monkeypatch.setattr(job, "register_loader_functions", lambda session: False)
+    monkeypatch.setattr(job, "decodes_protobuf", lambda session: False)
     report = harness.run(spark)
     [skipped] = [(t.status, t.reason) for t in report.topics if t.topic == protobuf]
     assert skipped == ("skipped", f"subject {protobuf}-value {NO_PROTOBUF_DECODER}")

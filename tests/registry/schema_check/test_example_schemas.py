@@ -55,8 +55,9 @@ def test_each_example_is_a_documented_compatible_evolution(path: Path) -> None:
             f"--require-docs and --require-defaults read Avro records: not applied to {file.schema_type}"
         )
         assert result.notes == (policies, compared)
-        properties = json.loads(path.read_text())["properties"].values()
-        assert all(isinstance(p.get("description"), str) for p in properties)
+        if file.schema_type == "JSON":
+            properties = json.loads(path.read_text())["properties"].values()
+            assert all(isinstance(p.get("description"), str) for p in properties)
 
 
 def test_dropping_a_default_from_the_page_view_example_is_reported_at_that_field() -> None:

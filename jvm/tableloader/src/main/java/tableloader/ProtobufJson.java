@@ -22,15 +22,18 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import org.apache.spark.sql.api.java.UDF3;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.api.java.UDF1;
+import org.apache.spark.sql.functions;
+import org.apache.spark.sql.types.DataTypes;
 
 /**
  * A Confluent-framed Protobuf record as the JSON text that Spark's JSON reader ({@code from_json}) reads
  * into the table's columns (the loader's {@code loader.reading.value_formats.protobuf_tables} gives them):
- * registered as a SQL function, called with the record's bytes after the 5-byte header (its message
- * indexes, then the message), the schema's files as a base64 {@code FileDescriptorSet} (imports first,
- * the schema's own file last) and the full name of the table's message.
+ * a function of one schema's records ({@link #column}), called with a record's bytes after the 5-byte
+ * header (its message indexes, then the message). The schema's files (a base64 {@code FileDescriptorSet},
+ * imports first) and the table's message are the function's own, serialized with it to the tasks once,
+ * and parsed once per task and schema.
  *
  * <p>Spark's {@code spark-protobuf} is not served by the package registries the project reaches, and
  * protobuf-java's {@code JsonFormat} writes 64-bit integers as strings, which Spark's reader refuses for a
@@ -45,13 +48,11 @@ import org.apache.spark.sql.api.java.UDF3;
  * base64 value as an object.
  *
  * <p>NULL for a record that is not a message of the table's type: bytes that do not parse, or message
- * indexes naming another message of the file (the loader quarantines the record). Parsed files are kept
- * per descriptor set, so a task parses each schema once.
+ * indexes naming another message of the file (the loader quarantines the record).
  */
-public final class ProtobufJson implements UDF3<byte[], String, String, String> {
+public final class ProtobufJson implements UDF1<byte[], String> {
   private static final long serialVersionUID = 1L;
   private static final JsonFactory JSON = new JsonFactory();
-  private static final Map<String, Descriptor> MESSAGES = new ConcurrentHashMap<>();
   private static final Set<String> WRAPPERS =
       Set.of(
           "google.protobuf.DoubleValue",
@@ -64,20 +65,36 @@ public final class ProtobufJson implements UDF3<byte[], String, String, String> 
           "google.protobuf.StringValue",
           "google.protobuf.BytesValue");
 
+  private final String descriptorSet;
+  private final String messageName;
+  private transient Descriptor type;
+
+  public ProtobufJson(String descriptorSet, String messageName) {
+    this.descriptorSet = descriptorSet;
+    this.messageName = messageName;
+    this.type = message(descriptorSet, messageName); // a schema that does not read fails here, once
+  }
+
+  /** The JSON of the records in the binary column {@code body} (bytes after the 5-byte header). */
+  public static Column column(Column body, String descriptorSet, String messageName) {
+    return functions.udf(new ProtobufJson(descriptorSet, messageName), DataTypes.StringType).apply(body);
+  }
+
   @Override
-  public String call(byte[] body, String descriptorSet, String messageName) {
+  public String call(byte[] body) {
     if (body == null) {
       return null;
     }
-    Descriptor type =
-        MESSAGES.computeIfAbsent(messageName + "\n" + descriptorSet, k -> message(descriptorSet, messageName));
+    if (type == null) {
+      type = message(descriptorSet, messageName);
+    }
     try {
       CodedInputStream in = CodedInputStream.newInstance(body);
       if (!isFirstMessage(in)) {
         return null;
       }
       DynamicMessage record = DynamicMessage.parseFrom(type, in);
-      StringWriter out = new StringWriter();
+      StringWriter out = new StringWriter(256);
       try (JsonGenerator json = JSON.createGenerator(out)) {
         writeMessage(json, record);
       }

@@ -23,7 +23,10 @@ import com.google.protobuf.NullValue;
 import com.google.protobuf.Struct;
 import com.google.protobuf.Timestamp;
 import com.google.protobuf.Value;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
 import java.util.Base64;
 import org.junit.jupiter.api.Test;
 
@@ -90,6 +93,7 @@ class ProtobufJsonTest {
                   .build()
                   .toByteArray());
   private static final Descriptor ORDER = ProtobufJson.message(FILES, "shop.Order");
+  private static final ProtobufJson DECODER = new ProtobufJson(FILES, "shop.Order");
 
   private static FieldDescriptorProto.Builder field(String name, int number, Type type) {
     return FieldDescriptorProto.newBuilder().setName(name).setNumber(number).setType(type).setLabel(Label.LABEL_OPTIONAL);
@@ -108,7 +112,7 @@ class ProtobufJsonTest {
   }
 
   private static String decoded(byte[] body) {
-    return new ProtobufJson().call(body, FILES, "shop.Order");
+    return DECODER.call(body);
   }
 
   @Test
@@ -180,6 +184,22 @@ class ProtobufJsonTest {
     assertEquals(expected, decoded(framed(new byte[] {2, 0}, order))); // [0], written out: count 1, index 0
     assertNull(decoded(framed(new byte[] {2, 2}, order))); // [1]: the file's second message, Refund
     assertNull(decoded(framed(new byte[] {4, 0, 0}, order))); // [0, 0]: a message nested in the first
+  }
+
+  @Test
+  void aDecoderSentToATaskDecodesThere() throws Exception {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+      out.writeObject(DECODER);
+    }
+    ProtobufJson sent;
+    try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
+      sent = (ProtobufJson) in.readObject();
+    }
+    DynamicMessage order = DynamicMessage.newBuilder(ORDER).setField(ORDER.findFieldByName("id"), 7L).build();
+    byte[] body = framed(new byte[] {0}, order);
+    assertEquals(decoded(body), sent.call(body));
+    assertEquals(true, sent.call(body).startsWith("{\"id\":7,"));
   }
 
   @Test
