@@ -5,8 +5,8 @@ A framed message is: magic byte 0, the writer schema id as 4 bytes big-endian, t
 writer id of the subject has one `from_avro(body, writer schema, avroSchema=latest)` branch (Spark's own
 `from_avro`, see `loader.reading.value_formats.avro_read`); Avro's schema resolution then fills added fields
 with their defaults, widens promoted types and drops removed fields. A JSON Schema body is read by Spark's
-JSON reader on the latest schema's type (`loader.reading.value_formats.json_read`); a Protobuf body too,
-once the loader's decoder (its JVM module) has written it as JSON (`...value_formats.protobuf_read`).
+JSON reader on the latest schema's type (`loader.reading.value_formats.json_read`), a Protobuf body by the
+loader's decoder in its JVM module (`loader.reading.value_formats.protobuf_read`).
 
 Decoding failures are found reliably: spark-avro's PERMISSIVE mode returns a struct of NULLs for a body it
 cannot decode, which a record whose fields are all NULL would look like too. So a record reader schema
@@ -150,12 +150,12 @@ def read_framed(column: str, schemas: SubjectSchemas, header_id: str | None = No
     ids = ", ".join(str(i) for i in sorted(schemas.writer_schemas))
     known = f"coalesce({schema_id} IN ({ids}), false)"
     latest = json.loads(schemas.latest_schema)
-    if schemas.schema_type in (JSON, PROTOBUF):
-        struct = f"{struct_fields(latest)}, {identifier(CORRUPT)}: STRING"
-        read: ValueRead = JsonRead(body, known, struct)
-        if schemas.schema_type == PROTOBUF:  # as JSON, by the loader's decoder (its JVM module)
-            read = ProtobufRead(body, known, struct, schemas.descriptors, latest["name"])
+    if schemas.schema_type == JSON:
+        read = JsonRead(body, known, f"{struct_fields(latest)}, {identifier(CORRUPT)}: STRING")
         return FramedValue(schema_id, known, read, "corrupt", tuple(f["name"] for f in latest["fields"]))
+    if schemas.schema_type == PROTOBUF:  # by the loader's decoder (its JVM module): NULL when it fails
+        protobuf = ProtobufRead(body, known, struct_fields(latest), schemas.descriptors, latest["name"])
+        return FramedValue(schema_id, known, protobuf, "null", ())
     reader, flagged = reader_schema(schemas.latest_schema)
     options = {
         "mode": "PERMISSIVE",

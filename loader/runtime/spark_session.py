@@ -467,9 +467,9 @@ def loader_class(spark: SparkSession, name: str) -> JavaClass | None:
 
 
 def decodes_protobuf(session: SparkSession) -> bool:
-    """Whether the session's JVM has the loader's Protobuf decoder (`tableloader.ProtobufJson`: the
+    """Whether the session's JVM has the loader's Protobuf decoder (`tableloader.ProtobufRows`: the
     loader's jar is on its class path)."""
-    return loader_class(session, "ProtobufJson") is not None
+    return loader_class(session, "ProtobufRows") is not None
 
 
 def class_archive_for(settings: SparkSettings, class_path: str = "") -> ClassArchive | None:

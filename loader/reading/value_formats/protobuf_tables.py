@@ -2,7 +2,7 @@
 alone (its `FileDescriptorProto` and those of the files it imports, as the registry's parser gives them).
 
 The table's shape is given in Avro's JSON form, as for JSON Schema (`json_schema_tables`); its Spark type
-follows (`spark_types`); the records are decoded by the loader's JVM module (`tableloader.ProtobufJson`,
+follows (`spark_types`); the records are decoded by the loader's JVM module (`tableloader.ProtobufRows`,
 benchmarks/JOURNAL.md, "Decoding Protobuf records: where"). The mapping, as docs/loader.md ("Protobuf
 topics") gives it: a message is a struct of its
 fields by their `.proto` names, `repeated` an array, `map<K, V>` a map with the keys as text (as

@@ -22,38 +22,25 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.apache.spark.sql.Column;
-import org.apache.spark.sql.api.java.UDF1;
-import org.apache.spark.sql.functions;
-import org.apache.spark.sql.types.DataTypes;
 
 /**
- * A Confluent-framed Protobuf record as the JSON text that Spark's JSON reader ({@code from_json}) reads
- * into the table's columns (the loader's {@code loader.reading.value_formats.protobuf_tables} gives them):
- * a function of one schema's records ({@link #column}), called with a record's bytes after the 5-byte
- * header (its message indexes, then the message). The schema's files (a base64 {@code FileDescriptorSet},
- * imports first) and the table's message are the function's own, serialized with it to the tasks once,
- * and parsed once per task and schema.
+ * Protobuf records as the loader reads them ({@link ProtobufRows} makes the rows): the framing's message
+ * indexes, a schema's message from its files, and a message as JSON text, for the columns that hold JSON
+ * (a {@code Struct}, {@code Value}, {@code ListValue}, {@code FieldMask}, {@code Empty} or {@code Any}, a
+ * message that contains itself where it recurs; the loader's {@code loader.reading.value_formats.
+ * protobuf_tables} decides which).
  *
- * <p>Spark's {@code spark-protobuf} is not served by the package registries the project reaches, and
- * protobuf-java's {@code JsonFormat} writes 64-bit integers as strings, which Spark's reader refuses for a
- * BIGINT column: the JSON is written here, by the table's rules. Fields by their {@code .proto} names; a
- * field without presence (a proto3 scalar, a repeated field, a map) always, its default when unset; a
- * field with presence (a message, a {@code optional} or {@code oneof} member) only when set, else the
- * column reads NULL. 64-bit integers as numbers ({@code uint64} and {@code fixed64} unsigned), enums by
- * name (a number the schema does not know by its number), bytes in base64, map keys as text. Of the
- * well-known types a {@code Timestamp} is RFC 3339 text (the column is a timestamp), a wrapper its value,
- * and {@code Duration}, {@code Struct}, {@code Value}, {@code ListValue}, {@code FieldMask} and
- * {@code Empty} their Protobuf JSON (the column holds it as text); an {@code Any} is its type URL and
- * base64 value as an object.
- *
- * <p>NULL for a record that is not a message of the table's type: bytes that do not parse, or message
- * indexes naming another message of the file (the loader quarantines the record).
+ * <p>The JSON: fields by their {@code .proto} names; a field without presence (a proto3 scalar, a repeated
+ * field, a map) always, its default when unset; a field with presence (a message, a {@code optional} or
+ * {@code oneof} member) only when set. 64-bit integers as numbers ({@code uint64} and {@code fixed64}
+ * unsigned: protobuf-java's own {@code JsonFormat} writes them as strings), enums by name (a number the
+ * schema does not name by its number), bytes in base64, map keys as text; a {@code Timestamp} as RFC 3339
+ * text, a wrapper as its value, a {@code Duration} as Protobuf's JSON mapping writes it, an {@code Any} as
+ * its type URL and base64 value (its message's type is not known here).
  */
-public final class ProtobufJson implements UDF1<byte[], String> {
-  private static final long serialVersionUID = 1L;
+public final class ProtobufJson {
   private static final JsonFactory JSON = new JsonFactory();
-  private static final Set<String> WRAPPERS =
+  static final Set<String> WRAPPERS =
       Set.of(
           "google.protobuf.DoubleValue",
           "google.protobuf.FloatValue",
@@ -64,44 +51,41 @@ public final class ProtobufJson implements UDF1<byte[], String> {
           "google.protobuf.BoolValue",
           "google.protobuf.StringValue",
           "google.protobuf.BytesValue");
+  /** The well-known types a column holds as their Protobuf JSON. */
+  static final Set<String> JSON_TEXT =
+      Set.of(
+          "google.protobuf.Struct",
+          "google.protobuf.Value",
+          "google.protobuf.ListValue",
+          "google.protobuf.FieldMask",
+          "google.protobuf.Empty",
+          "google.protobuf.Any");
 
-  private final String descriptorSet;
-  private final String messageName;
-  private transient Descriptor type;
+  private ProtobufJson() {}
 
-  public ProtobufJson(String descriptorSet, String messageName) {
-    this.descriptorSet = descriptorSet;
-    this.messageName = messageName;
-    this.type = message(descriptorSet, messageName); // a schema that does not read fails here, once
-  }
-
-  /** The JSON of the records in the binary column {@code body} (bytes after the 5-byte header). */
-  public static Column column(Column body, String descriptorSet, String messageName) {
-    return functions.udf(new ProtobufJson(descriptorSet, messageName), DataTypes.StringType).apply(body);
-  }
-
-  @Override
-  public String call(byte[] body) {
-    if (body == null) {
-      return null;
-    }
-    if (type == null) {
-      type = message(descriptorSet, messageName);
-    }
+  /**
+   * The record in the bytes after the 5-byte header (its message indexes, then the message) when it is a
+   * message of {@code type}, the file's first; null otherwise (bytes that do not parse, or message
+   * indexes naming another message of the file).
+   */
+  static DynamicMessage record(byte[] body, Descriptor type) {
     try {
       CodedInputStream in = CodedInputStream.newInstance(body);
-      if (!isFirstMessage(in)) {
-        return null;
-      }
-      DynamicMessage record = DynamicMessage.parseFrom(type, in);
-      StringWriter out = new StringWriter(256);
-      try (JsonGenerator json = JSON.createGenerator(out)) {
-        writeMessage(json, record);
-      }
-      return out.toString();
+      return isFirstMessage(in) ? DynamicMessage.parseFrom(type, in) : null;
     } catch (IOException | RuntimeException e) {
-      return null; // not a message of the table's type: the loader quarantines the record
+      return null;
     }
+  }
+
+  /** A message as JSON text. */
+  static String json(Message message) {
+    StringWriter out = new StringWriter(256);
+    try (JsonGenerator json = JSON.createGenerator(out)) {
+      writeMessage(json, message);
+    } catch (IOException e) {
+      throw new IllegalStateException("JSON into a string failed", e); // a StringWriter does not fail
+    }
+    return out.toString();
   }
 
   /** The message indexes of Confluent's framing name the file's first message ({@code [0]}). */
