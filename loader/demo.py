@@ -2,7 +2,7 @@
 load, and the resulting tables shown through Spark SQL (old records projected onto the new schema). The
 `.avsc` schemas are produced with confluent-kafka's `AvroSerializer`, the `.json` one (a JSON Schema) with
 its `JSONSerializer`, the `.proto` one with its `ProtobufSerializer` (the message class compiled from the
-file by the registry's own parser, as a producer's build would generate it).
+file by protoc, as a producer's build would generate it).
 
     python -m loader.demo --bootstrap-servers HOST:PORT --registry-url URL --warehouse DIR
         [--table-format hive|iceberg]
@@ -35,6 +35,8 @@ from loader import job
 from loader.config import LoaderSettings
 from loader.formats.preflight import FORMAT_NAMES
 from loader.outcome.report import render
+from loader.reading.value_formats.lookup import Document
+from loader.reading.value_formats.protobuf_files import compiled
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EVENTS_PER_VERSION = 50
@@ -50,13 +52,11 @@ SHOWN_COLUMNS = {
 def protobuf_serializer(schema_str: str, schema_registry_client: SchemaRegistryClient) -> Callable:
     """A `ProtobufSerializer` of the file's first message, taking the event as a dict (timestamps as
     datetimes)."""
-    from registry.schema_types.protobuf.parsing import parse_protobuf
-
-    parsed = parse_protobuf(schema_str)
+    *imports, own = compiled(Document(schema_str), {})
     pool = descriptor_pool.DescriptorPool()
-    for file in (*parsed.dependencies, parsed.file):
+    for file in (*imports, own):
         pool.Add(file)
-    name = f"{parsed.file.package}.{parsed.file.message_type[0].name}"
+    name = f"{own.package}.{own.message_type[0].name}"
     message = message_factory.GetMessageClass(pool.FindMessageTypeByName(name))
     serializer = ProtobufSerializer(message, schema_registry_client, {"use.deprecated.format": False})
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from google.protobuf.descriptor_pb2 import FileDescriptorSet
 
 from loader.reading.value_formats.json_schema_tables import table_schema_text
+from loader.reading.value_formats.protobuf_files import compiled
 from loader.reading.value_formats.protobuf_tables import table_schema as protobuf_table
 
 AVRO = "AVRO"  # a version's type when the registry names none, as Confluent's
@@ -62,26 +63,7 @@ def table_of(schema_type: str, schema: Document, referenced: Mapping[str, Docume
 
 
 def _protobuf_table(schema: Document, referenced: Mapping[str, Document]) -> TableOf:
-    # The registry's own parser (protoc), so that the loader reads a schema as the registry checked it.
-    from registry.schema_types.base import Reference
-    from registry.schema_types.protobuf.parsing import parse_protobuf
-
-    parsed: dict[str, object] = {}
-
-    def parse(name: str) -> object:
-        if name not in parsed:
-            if name not in referenced:
-                raise UnloadableSchema(
-                    f"the schema imports {name!r}, which is none of the subject's references"
-                )
-            document = referenced[name]
-            parsed[name] = parse_protobuf(
-                document.text, [Reference(n, parse(n)) for n in document.references]
-            )
-        return parsed[name]
-
-    compiled = parse_protobuf(schema.text, [Reference(n, parse(n)) for n in schema.references])
-    files = FileDescriptorSet(file=[*compiled.dependencies, compiled.file])
-    table = protobuf_table(compiled.file, compiled.dependencies)
-    descriptors = base64.b64encode(files.SerializeToString()).decode("ascii")
-    return TableOf(json.dumps(table, separators=(",", ":")), descriptors)
+    *imports, own = compiled(schema, referenced)
+    table = protobuf_table(own, imports)
+    files = FileDescriptorSet(file=[*imports, own]).SerializeToString()
+    return TableOf(json.dumps(table, separators=(",", ":")), base64.b64encode(files).decode("ascii"))

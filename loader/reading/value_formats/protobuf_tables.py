@@ -1,5 +1,6 @@
 """A Protobuf schema's table: the columns a topic of Protobuf values gets, decided on the compiled schema
-alone (its `FileDescriptorProto` and those of the files it imports, as the registry's parser gives them).
+alone (its `FileDescriptorProto` and those of the files it imports, as protoc gives them:
+`protobuf_files`).
 
 The table's shape is given in Avro's JSON form, as for JSON Schema (`json_schema_tables`); its Spark type
 follows (`spark_types`); the records are decoded by the loader's JVM module (`tableloader.ProtobufRows`,
