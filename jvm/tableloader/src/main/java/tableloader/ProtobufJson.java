@@ -174,7 +174,8 @@ public final class ProtobufJson {
     json.writeEndObject();
   }
 
-  private static String keyText(FieldDescriptor key, Object value) {
+  /** A map key as text, as Protobuf's JSON mapping writes it (unsigned integers unsigned). */
+  static String keyText(FieldDescriptor key, Object value) {
     switch (key.getType()) {
       case UINT32:
       case FIXED32:
@@ -330,7 +331,8 @@ public final class ProtobufJson {
         }
         break;
       case "google.protobuf.FieldMask":
-        json.writeString(String.join(",", ((List<?>) message.getField(type.findFieldByNumber(1))).stream().map(String::valueOf).toList()));
+        List<?> paths = (List<?>) message.getField(type.findFieldByNumber(1));
+        json.writeString(String.join(",", paths.stream().map(String::valueOf).toList()));
         break;
       case "google.protobuf.Any":
         json.writeStartObject();

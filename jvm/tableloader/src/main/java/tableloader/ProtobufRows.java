@@ -103,7 +103,8 @@ public final class ProtobufRows implements UDF1<byte[], Row> {
         Message pair = (Message) entry;
         FieldDescriptor key = pair.getDescriptorForType().findFieldByNumber(1);
         FieldDescriptor item = pair.getDescriptorForType().findFieldByNumber(2);
-        map.put(keyText(key, pair.getField(key)), single(item, pair.getField(item), ((MapType) column).valueType()));
+        Object mapped = single(item, pair.getField(item), ((MapType) column).valueType());
+        map.put(ProtobufJson.keyText(key, pair.getField(key)), mapped);
       }
       return map;
     }
@@ -115,19 +116,6 @@ public final class ProtobufRows implements UDF1<byte[], Row> {
       return items;
     }
     return single(field, value, column);
-  }
-
-  private static String keyText(FieldDescriptor key, Object value) {
-    switch (key.getType()) {
-      case UINT32:
-      case FIXED32:
-        return Integer.toUnsignedString((Integer) value);
-      case UINT64:
-      case FIXED64:
-        return Long.toUnsignedString((Long) value);
-      default:
-        return String.valueOf(value);
-    }
   }
 
   private static Object single(FieldDescriptor field, Object value, DataType column) throws IOException {
