@@ -6,7 +6,6 @@ versions: a message written with a version that was later soft-deleted must stil
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
@@ -18,6 +17,7 @@ from loader.reading.value_formats.lookup import (
     Document,
     TableOf,
     UnloadableSchema,
+    compact_json,
     table_of,
 )
 from pipeline_client.client_settings import RegistryClientSettings
@@ -155,7 +155,7 @@ class RegistryClient:
                 found.append(answer)
         if kind != AVRO:
             return _other_schemas(subject, latest, {int(v["id"]) for v in found}, table)
-        writers = {int(v["id"]): _compact(str(v["schema"])) for v in found}
+        writers = {int(v["id"]): compact_json(str(v["schema"])) for v in found}
         writers[int(latest["id"])] = table.schema
         return SubjectSchemas(subject, int(latest["id"]), table.schema, writers)
 
@@ -187,7 +187,9 @@ class RegistryClient:
             for v in every
             if isinstance(v, dict) and {"subject", "version", "schema"} <= v.keys()
         }
-        latest_of = {str(v["subject"]): (int(v["id"]), _compact(v["schema"])) for v in latest if _is_avro(v)}
+        latest_of = {
+            str(v["subject"]): (int(v["id"]), compact_json(v["schema"])) for v in latest if _is_avro(v)
+        }
         others = {
             str(v["subject"]): v
             for v in latest
@@ -198,7 +200,7 @@ class RegistryClient:
         for version in every:
             if _is_avro(version) and str(version["subject"]) in latest_of:
                 subject_writers = writers.setdefault(str(version["subject"]), {})
-                subject_writers[int(version["id"])] = _compact(version["schema"])
+                subject_writers[int(version["id"])] = compact_json(version["schema"])
             elif isinstance(version, dict) and str(version.get("subject")) in others:
                 subject = str(version["subject"])
                 if _schema_type(version) == _schema_type(others[subject]):
@@ -302,7 +304,3 @@ def _other_schemas(subject: str, latest: dict, ids: set[int], table: TableOf) ->
     latest_id = int(latest["id"])
     writers = dict.fromkeys({*ids, latest_id}, table.schema)
     return SubjectSchemas(subject, latest_id, table.schema, writers, _schema_type(latest), table.descriptors)
-
-
-def _compact(schema: str) -> str:
-    return json.dumps(json.loads(schema), separators=(",", ":"))

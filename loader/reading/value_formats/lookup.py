@@ -52,7 +52,7 @@ def table_of(schema_type: str, schema: Document, referenced: Mapping[str, Docume
     too, by name. Raises `UnloadableSchema`."""
     try:
         if schema_type == AVRO:
-            return TableOf(json.dumps(json.loads(schema.text), separators=(",", ":")))
+            return TableOf(compact_json(schema.text))
         if schema_type == JSON:
             return TableOf(table_schema_text(schema.text, {n: d.text for n, d in referenced.items()}))
         if schema_type == PROTOBUF:
@@ -60,6 +60,11 @@ def table_of(schema_type: str, schema: Document, referenced: Mapping[str, Docume
     except ValueError as exc:  # the formats' refusals, and a schema that does not parse
         raise UnloadableSchema(str(exc)) from exc
     raise UnloadableSchema(f"the loader does not read {schema_type} schemas")
+
+
+def compact_json(text: str) -> str:
+    """A schema's JSON text without layout: an Avro schema as its table (and the registry client) keeps it."""
+    return json.dumps(json.loads(text), separators=(",", ":"))
 
 
 def _protobuf_table(schema: Document, referenced: Mapping[str, Document]) -> TableOf:
