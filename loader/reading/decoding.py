@@ -41,7 +41,12 @@ from loader.reading.sql_text import (
 from loader.reading.value_formats.avro_read import AvroRead
 from loader.reading.value_formats.json_read import CORRUPT, JsonRead
 from loader.reading.value_formats.lookup import JSON, PROTOBUF
-from loader.reading.value_formats.protobuf_read import ProtobufRead
+from loader.reading.value_formats.protobuf_read import (
+    ProtobufRead,
+    is_message_sql,
+    message_indexes_sql,
+    message_sql,
+)
 from loader.reading.value_formats.spark_types import struct_fields
 
 # a value's decoding as data: `only_where`, and `column()` to run it
@@ -112,6 +117,9 @@ class FramedValue:
     decoded: ValueRead  # projected onto the latest schema (its marker field included); NULL unless known
     failure: Literal["flag", "null", "never", "corrupt"]  # how a failed decode shows in `decoded`
     fields: tuple[str, ...]  # the latest schema's top-level fields when it is a record
+    # A known id whose record is not of the table's type, and why (SQL text): a Protobuf record of another
+    # message of its writer's file, or whose message indexes do not read. Not decoded.
+    other_type: tuple[str, str] | None = None
 
     def failed(self, decoded: str) -> str:
         """A known id whose body does not decode, read off the column named `decoded`: the column a
@@ -134,6 +142,14 @@ class FramedValue:
         return case_when([(f"{identifier(decoded)} IS NULL", "NULL")], fields)
 
 
+def protobuf_messages(schemas: SubjectSchemas) -> dict[str, dict[str, tuple[int, ...]]]:
+    """Where each writer's file has each message (`SubjectSchemas.messages`); for schemas made without
+    (a subject read before they were known), the table's message first in every writer's file."""
+    if schemas.messages:
+        return {name: dict(paths) for name, paths in schemas.messages.items()}
+    return {schemas.message: {"0": tuple(sorted(schemas.writer_schemas))}}
+
+
 def framed_schema_id_sql(column: str = "value") -> str:
     """The writer schema id of the binary `column`, NULL when its bytes are not framed (SQL text)."""
     return case_when([(_framed_sql(column), schema_id_sql(column))])
@@ -154,8 +170,19 @@ def read_framed(column: str, schemas: SubjectSchemas, header_id: str | None = No
         read = JsonRead(body, known, f"{struct_fields(latest)}, {identifier(CORRUPT)}: STRING")
         return FramedValue(schema_id, known, read, "corrupt", tuple(f["name"] for f in latest["fields"]))
     if schemas.schema_type == PROTOBUF:  # by the loader's decoder (its JVM module): NULL when it fails
-        protobuf = ProtobufRead(body, known, struct_fields(latest), schemas.descriptors, latest["name"])
-        return FramedValue(schema_id, known, protobuf, "null", ())
+        message = message_sql(bytes_, schema_id, protobuf_messages(schemas))
+        of_table = is_message_sql(message, [schemas.message])
+        protobuf = ProtobufRead(
+            body, f"{known} AND {of_table}", struct_fields(latest), schemas.descriptors, schemas.message
+        )
+        indexes = message_indexes_sql(bytes_)
+        not_table = string_literal(f", not the table's {schemas.message}")
+        reason = (
+            f"concat('message indexes ', coalesce(concat('[', {indexes}, ']'), 'that do not read'), "
+            f"' of writer schema id ', CAST({schema_id} AS STRING), coalesce(concat(' name message ', "
+            f"{message}, {not_table}), ' name no message of its file'))"
+        )
+        return FramedValue(schema_id, known, protobuf, "null", (), (f"({known} AND NOT {of_table})", reason))
     reader, flagged = reader_schema(schemas.latest_schema)
     options = {
         "mode": "PERMISSIVE",
@@ -271,6 +298,7 @@ def decoding_columns(
             f"concat('schema id ', CAST({value.schema_id} AS STRING), "
             f"{string_literal(f' is not a version of subject {values.subject}')})",
         ),
+        *([value.other_type] if value.other_type else []),
         (
             value_failed,
             f"concat('body does not decode with writer schema id ', CAST({value.schema_id} AS STRING))",
@@ -427,6 +455,28 @@ def framed_schema_ids(raw: DataFrame, excluded: Collection[int], limit: int) -> 
         wanted &= ~F.col("schema_id").isin(sorted(excluded))
     rows = raw.select(found).where(wanted).distinct().limit(limit).collect()
     return sorted(int(row["schema_id"]) for row in rows)
+
+
+def value_message_sql(schemas: SubjectSchemas) -> str:
+    """The Protobuf message a Kafka row's value is, by its writer schema id and message indexes in the
+    writer's file of `schemas` (`protobuf_read.message_sql`); NULL for none (SQL text)."""
+    return message_sql(identifier("value"), schema_id_sql("value"), protobuf_messages(schemas))
+
+
+def found_messages(
+    raw: DataFrame, schemas: SubjectSchemas, excluded: Collection[str], limit: int
+) -> list[str]:
+    """The distinct Protobuf messages, other than `excluded`, that framed values of Kafka rows `raw` with
+    a writer id of `schemas` are (at most `limit` of them)."""
+    ids = ", ".join(str(i) for i in sorted(schemas.writer_schemas))
+    message = value_message_sql(schemas)
+    wanted = f"{_framed_sql('value')} AND {schema_id_sql('value')} IN ({ids}) AND {message} IS NOT NULL"
+    if excluded:
+        wanted += f" AND NOT {is_message_sql(message, excluded)}"
+    rows = (
+        raw.where(F.expr(wanted)).select(F.expr(message).alias("message")).distinct().limit(limit).collect()
+    )
+    return sorted(str(row["message"]) for row in rows)
 
 
 def of_schema_ids(ids: Collection[int], tombstones: bool) -> Column:

@@ -6,7 +6,9 @@ versions: a message written with a version that was later soft-deleted must stil
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from urllib.parse import quote
 
 import requests
@@ -14,9 +16,11 @@ import requests
 from loader.reading.value_formats.lookup import (
     AVRO,
     LOADED_TYPES,
+    PROTOBUF,
     Document,
     TableOf,
     UnloadableSchema,
+    Version,
     compact_json,
     table_of,
 )
@@ -44,7 +48,22 @@ class SubjectSchemas:
     latest_schema: str
     writer_schemas: dict[int, str]  # schema id -> schema text, soft-deleted versions included
     schema_type: str = "AVRO"  # the registry's `schemaType` of the subject's latest version
-    descriptors: str = ""  # a Protobuf schema's files (`loader.reading.value_formats.lookup.TableOf`)
+    # A Protobuf subject's files, its messages' tables and where each writer's file has each message
+    # (`loader.reading.value_formats.lookup.TableOf`).
+    descriptors: str = ""
+    message_tables: Mapping[str, str] = field(default_factory=dict)
+    messages: Mapping[str, Mapping[str, tuple[int, ...]]] = field(default_factory=dict)
+
+    @property
+    def message(self) -> str:
+        """The full name of the Protobuf message the table is of (its record's name)."""
+        return str(json.loads(self.latest_schema)["name"])
+
+    def of_message(self, name: str) -> SubjectSchemas:
+        """The same subject, its table that of its Protobuf message `name` (a topic's other event type)."""
+        if name not in self.message_tables:
+            raise ValueError(f"subject {self.subject}'s latest schema has no message {name}")
+        return replace(self, latest_schema=self.message_tables[name])
 
 
 @dataclass(frozen=True)
@@ -81,7 +100,14 @@ class RegistrySnapshot:
         """The table of an other subject's latest version, or why it has none."""
         if subject not in self._tables:
             latest = self.others[subject]
-            self._tables[subject] = _table_or_why(latest, _referenced(latest, self.versions))
+            earlier = [
+                Version(int(v["id"]), _document(v), _referenced(v, self.versions))
+                for (s, _), v in sorted(self.versions.items())
+                if s == subject
+                and _schema_type(v) == PROTOBUF == _schema_type(latest)
+                and int(v["id"]) != int(latest["id"])
+            ]
+            self._tables[subject] = _table_or_why(latest, _referenced(latest, self.versions), earlier)
         return self._tables[subject]
 
     def subjects_of(self, schema_id: int) -> list[str]:
@@ -143,16 +169,23 @@ class RegistryClient:
         latest = self._get(f"{path}/versions/latest")
         if not isinstance(latest, dict):
             return None
-        table = _table_or_why(latest, self._references(latest))
-        if isinstance(table, str):
-            return None
         kind = _schema_type(latest)
+        if kind not in LOADED_TYPES:
+            return None
         versions = self._get(f"{path}/versions", deleted="true") or []
         found = []
         for version in versions if isinstance(versions, list) else []:
             answer = self._get(f"{path}/versions/{int(version)}", deleted="true")
             if isinstance(answer, dict) and _schema_type(answer) == kind:
                 found.append(answer)
+        earlier = [
+            Version(int(v["id"]), _document(v), self._references(v))
+            for v in found
+            if kind == PROTOBUF and int(v["id"]) != int(latest["id"])
+        ]
+        table = _table_or_why(latest, self._references(latest), earlier)
+        if isinstance(table, str):
+            return None
         if kind != AVRO:
             return _other_schemas(subject, latest, {int(v["id"]) for v in found}, table)
         writers = {int(v["id"]): compact_json(str(v["schema"])) for v in found}
@@ -287,13 +320,16 @@ def _referenced(version: dict[str, object], versions: dict[tuple[str, int], dict
     return found
 
 
-def _table_or_why(version: dict[str, object], referenced: dict[str, Document]) -> TableOf | str:
-    """The table of a subject whose latest live version is `version`, or why the loader makes none."""
+def _table_or_why(
+    version: dict[str, object], referenced: dict[str, Document], earlier: list[Version] | None = None
+) -> TableOf | str:
+    """The table of a subject whose latest live version is `version`, or why the loader makes none;
+    `earlier`: the subject's other versions, which a Protobuf table reads (`lookup.table_of`)."""
     kind = _schema_type(version)
     if kind not in LOADED_TYPES:
         return f"holds {kind} schemas, which the loader does not read"
     try:
-        return table_of(kind, _document(version), referenced)
+        return table_of(kind, Version(int(str(version["id"])), _document(version), referenced), earlier or [])
     except UnloadableSchema as exc:
         return f"holds a {kind} schema the loader cannot make a table of: {exc}"
 
@@ -303,4 +339,13 @@ def _other_schemas(subject: str, latest: dict, ids: set[int], table: TableOf) ->
     with the latest's table (JSON names its properties, Protobuf numbers its fields)."""
     latest_id = int(latest["id"])
     writers = dict.fromkeys({*ids, latest_id}, table.schema)
-    return SubjectSchemas(subject, latest_id, table.schema, writers, _schema_type(latest), table.descriptors)
+    return SubjectSchemas(
+        subject,
+        latest_id,
+        table.schema,
+        writers,
+        _schema_type(latest),
+        table.descriptors,
+        table.message_tables,
+        table.messages,
+    )

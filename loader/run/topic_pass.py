@@ -42,6 +42,7 @@ from loader.reading.decoding import (
     column_comments,
     counted_for_writing,
     decode,
+    found_messages,
     framed_schema_ids,
     good_rows,
     is_good,
@@ -49,6 +50,7 @@ from loader.reading.decoding import (
     rows_to_write,
     table_columns,
     user_fields,
+    value_message_sql,
     with_reasons_by_id,
 )
 from loader.reading.event_types import VALUE_TYPE, Placement, event_table, event_types
@@ -56,6 +58,7 @@ from loader.reading.kafka_access import java_refusal
 from loader.reading.registry_client import SubjectSchemas, describe_foreign_id
 from loader.reading.sql_text import named_struct
 from loader.reading.topic_read import CountedRead, observed_metrics, read_ranges
+from loader.reading.value_formats.protobuf_read import is_message_sql
 from loader.run.work import QUARANTINE_TABLE, RunContext, TableClaim, TopicWork
 from loader.schema.column_defaults import existence_defaults, with_column_metadata
 from loader.schema.current_state import NO_KEY
@@ -108,9 +111,17 @@ class Target:
     schemas: SubjectSchemas  # what its rows are decoded with and projected onto
     ids: tuple[int, ...] | None  # None: every record of the topic (a topic of one type, as always)
     tombstones: bool  # the topic's tombstones are rows of this table
+    # Of those ids, only the records where this holds (SQL text): a Protobuf message's, when the topic's
+    # `<topic>-value` file has several messages with records (each message is an event type).
+    where: str | None = None
 
     def rows_of(self, raw: DataFrame) -> DataFrame:
-        return raw if self.ids is None else raw.where(of_schema_ids(self.ids, self.tombstones))
+        if self.ids is None:
+            return raw
+        chosen = of_schema_ids(self.ids, self.tombstones)
+        if self.where is not None:
+            chosen &= F.expr(self.where) | F.col("value").isNull() if self.tombstones else F.expr(self.where)
+        return raw.where(chosen)
 
 
 def _load(run: RunContext, work: TopicWork, report: TopicReport) -> list[StagedTable]:
@@ -128,7 +139,7 @@ def _load(run: RunContext, work: TopicWork, report: TopicReport) -> list[StagedT
         targets = _targets(run, work)
         staged, foreign = _write(run, work, targets, report)
         placements = [run.lookup.placement(work.topic, i) for i in foreign]
-        found = event_types(placements, work.event_types)
+        found = event_types(placements, work.event_types) | _found_messages(run, work, report)
         if found == work.event_types:
             break
         # Records of event types not known before (rare: a type's first records): done again with them.
@@ -159,33 +170,67 @@ def _discover(run: RunContext, work: TopicWork) -> dict[str, str]:
     return found
 
 
+def _found_messages(run: RunContext, work: TopicWork, report: TopicReport) -> dict[str, str]:
+    """The other messages of a Protobuf `<topic>-value` file whose records the pass left over (they are
+    quarantined as not the table's message): each becomes an event type of the topic, its table of its
+    own. Only messages the latest file still has: a record of one it no longer has stays quarantined."""
+    values = work.values
+    if not report.quarantined or values is None or len(values.message_tables) < 2:
+        return {}
+    known = {values.message, *work.event_types}
+    raw = read_ranges(run.spark, run.read, work.ranges)
+    found = found_messages(raw, values, known, MAX_ID_LOOKUPS)
+    return {name: values.subject for name in found if name in values.message_tables}
+
+
+def _message_types(work: TopicWork) -> list[str]:
+    """The event types that are other messages of the topic's Protobuf `<topic>-value` file."""
+    values = work.values
+    return [n for n, s in work.event_types.items() if values is not None and s == values.subject]
+
+
 def _targets(run: RunContext, work: TopicWork) -> list[Target]:
-    """The `<topic>-value` records into the topic's table; each record-named type into its own. Each
-    schema id is one target's (the first to hold it), so that no record is loaded twice."""
+    """The `<topic>-value` records into the topic's table; each record-named type into its own, and
+    each other message of a Protobuf `<topic>-value` file into its own. Each schema id is one target's
+    (the first to hold it), or each (id, message) pair, so that no record is loaded twice."""
     if not work.event_types:
         assert work.values is not None
         return [Target(VALUE_TYPE, work.table, work.values, None, True)]
     targets = []
     held: set[int] = set()
+    messages = _message_types(work)
     if work.values is not None:
         held = set(work.values.writer_schemas)
-        targets.append(Target(VALUE_TYPE, work.table, work.values, tuple(sorted(held)), True))
+        where = f"NOT {is_message_sql(value_message_sql(work.values), messages)}" if messages else None
+        targets.append(Target(VALUE_TYPE, work.table, work.values, tuple(sorted(held)), True, where))
     for name, subject in work.event_types.items():
-        schemas = _type_schemas(run, name, subject)
         table = event_table(work.topic, name)
-        owner = TableClaim(work.topic, event_type=name)
-        with run.tables.lock:
-            claimed = run.claims.setdefault(table, owner)
-        if claimed != owner:
-            raise ValueError(
-                f"event type {name} maps to table '{table}', which {claimed} loads into; none of the "
-                "topic is loaded. Rename the record or the topic, or exclude one of the topics"
-            )
+        if name in messages:
+            _claim(run, work, name, table)
+            assert work.values is not None
+            message = is_message_sql(value_message_sql(work.values), [name])
+            ids = tuple(sorted(work.values.writer_schemas))
+            targets.append(Target(name, table, work.values.of_message(name), ids, False, message))
+            continue
+        schemas = _type_schemas(run, name, subject)
+        _claim(run, work, name, table)
         ids = tuple(sorted(set(schemas.writer_schemas) - held))
         held.update(ids)
         # A tombstone has no schema id, so no event type: only a `<topic>-value` table takes them.
         targets.append(Target(name, table, schemas, ids, False))
     return targets
+
+
+def _claim(run: RunContext, work: TopicWork, name: str, table: str) -> None:
+    """Event type `name`'s table is this topic's; refused when another topic or type loads into it."""
+    owner = TableClaim(work.topic, event_type=name)
+    with run.tables.lock:
+        claimed = run.claims.setdefault(table, owner)
+    if claimed != owner:
+        raise ValueError(
+            f"event type {name} maps to table '{table}', which {claimed} loads into; none of the "
+            "topic is loaded. Rename the record or the topic, or exclude one of the topics"
+        )
 
 
 def _type_schemas(run: RunContext, name: str, subject: str) -> SubjectSchemas:

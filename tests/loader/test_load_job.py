@@ -26,6 +26,7 @@ from loader import job
 from loader.outcome.report import EXIT_BAD_RECORDS, EXIT_FAILED
 from loader.reading.registry_client import RegistryClient
 from loader.run.discover import NO_PROTOBUF_DECODER
+from loader.schema.naming import table_name
 from tests.loader.harness import Harness, record_schema
 
 pytestmark = pytest.mark.integration
@@ -230,7 +231,8 @@ message Refund {
   string why = 1;
 }
 """
-ORDER_PROTO_V2 = ORDER_PROTO_V1.replace("  uint64 big = 9;\n", "  uint64 big = 9;\n  double total = 10;\n")
+# the second version adds a field, and renames `big` under its number
+ORDER_PROTO_V2 = ORDER_PROTO_V1.replace("  uint64 big = 9;\n", "  uint64 huge = 9;\n  double total = 10;\n")
 
 
 def message_classes(tmp_path: Path, order_proto: str) -> dict[str, type]:
@@ -258,9 +260,11 @@ def test_protobuf_topics_become_tables_through_two_versions(
 ) -> None:
     """confluent-kafka's ProtobufSerializer, an import of another registered `.proto` and of the
     well-known Timestamp, a nested message, a map, a oneof, an enum and a uint64 past the signed range;
-    the second version adds a column, its records and the first's read back as produced; a record of the
-    file's other message and bytes that are no message are quarantined; also when other subjects are named
-    by record (then a topic without `<topic>-value` is looked into)."""
+    the second version adds a column and renames one under its number, its records and the first's read
+    back as produced; the file's second message gets a table of its own, found in its records and known
+    to the next run; message indexes that name no message and bytes that are no message are
+    quarantined; also when other subjects are named by record (then a topic without `<topic>-value` is
+    looked into)."""
     record_named = {"type": "record", "name": "Placed", "namespace": f"{harness.prefix}.shop", "fields": []}
     registered = requests.post(
         f"{harness.registry_url}/subjects/{harness.prefix}.shop.Placed/versions",
@@ -292,21 +296,21 @@ def test_protobuf_topics_become_tables_through_two_versions(
     payload = ProtobufSerializer(v2["Order"], client, {"use.deprecated.format": False})(second, ctx)
     header = payload[:5]
     refund = header + b"\x02\x02" + v2["Refund"](why="late").SerializeToString()  # message index [1]
-    harness.produce_raw(topic, [payload, refund, header + b"\x00\xff\xff\xff"])
+    nowhere = header + b"\x02\x06" + v2["Refund"](why="lost").SerializeToString()  # [3]: no such message
+    harness.produce_raw(topic, [payload, refund, nowhere, header + b"\x00\xff\xff\xff"])
     report = harness.run(spark)
     [loaded] = [t for t in report.topics if t.topic == topic]
-    assert (loaded.records, loaded.quarantined, loaded.table_action) == (1, 2, "evolved"), loaded.reason
-    columns = ("id", "placed", "lines", "tags", "card", "cash", "status", "customer", "big", "total")
-    got = [{k: r[k] for k in columns} for r in rows(spark, loaded.table)]
+    table = f"{harness.database}.{table_name(topic)}"
+    refunds = f"{table}__refund"
+    # The pass is done again once the new message's table is known; an Iceberg table's append of the first
+    # pass is committed already, so the second finds its row held (loaded once either way).
+    loaded_once = (loaded.tables[table] + loaded.already_held, loaded.tables[refunds])
+    assert (loaded_once, loaded.quarantined) == ((1, 1), 2), loaded.reason
+    assert loaded.event_types == {"shop.Refund": f"{topic}-value"}
+    columns = ("id", "placed", "lines", "tags", "card", "cash", "status", "customer", "huge", "total")
+    got = [{k: r[k] for k in columns} for r in rows(spark, table)]
     placed = datetime(2026, 12, 7, 11, 15, 30, 250_000, tzinfo=UTC).astimezone().replace(tzinfo=None)
-    assert [
-        {
-            **g,
-            "lines": [line.asDict() for line in g["lines"]],
-            "customer": g["customer"] and g["customer"].asDict(),
-        }
-        for g in got
-    ] == [
+    expected = [
         {
             "id": 1,
             "placed": placed,
@@ -316,7 +320,7 @@ def test_protobuf_topics_become_tables_through_two_versions(
             "cash": None,
             "status": "PAID",
             "customer": {"name": "Ada"},
-            "big": Decimal(2**64 - 1),
+            "huge": Decimal(2**64 - 1),
             "total": None,
         },
         {
@@ -328,16 +332,41 @@ def test_protobuf_topics_become_tables_through_two_versions(
             "cash": 300,
             "status": "NEW",
             "customer": None,
-            "big": Decimal(0),
+            "huge": Decimal(0),
             "total": 12.5,
         },
     ]
+    # The rename: Iceberg renames the column (the rows before read under the new name); under Hive the
+    # column of the old name keeps the rows loaded before it, as for an Avro alias.
+    if table_format == "hive":
+        expected[0]["huge"] = None
+        assert [r["big"] for r in rows(spark, table)] == [Decimal(2**64 - 1), None]
+    else:
+        assert "big" not in rows(spark, table)[0]
+    assert [
+        {
+            **g,
+            "lines": [line.asDict() for line in g["lines"]],
+            "customer": g["customer"] and g["customer"].asDict(),
+        }
+        for g in got
+    ] == expected
+    assert [(r["why"], r["_kafka_offset"]) for r in rows(spark, refunds)] == [("late", 2)]
     quarantine = spark.sql(
         f"SELECT offset, reason FROM {harness.database}.loader_quarantine "
         f"WHERE topic = '{topic}' ORDER BY offset"
     ).collect()
-    reason = f"body does not decode with writer schema id {int.from_bytes(header[1:], 'big')}"
-    assert [(r["offset"], r["reason"]) for r in quarantine] == [(2, reason), (3, reason)]
+    writer = int.from_bytes(header[1:], "big")
+    assert [(r["offset"], r["reason"]) for r in quarantine] == [
+        (3, f"message indexes [3] of writer schema id {writer} name no message of its file"),
+        (4, f"body does not decode with writer schema id {writer}"),
+    ]
+
+    # The next run knows the message's table: its records go straight there.
+    harness.produce_raw(topic, [header + b"\x02\x02" + v2["Refund"](why="broken").SerializeToString()])
+    [loaded] = [t for t in harness.run(spark).topics if t.topic == topic]
+    assert (loaded.tables, loaded.quarantined) == ({table: 0, refunds: 1}, 0), loaded.reason
+    assert [r["why"] for r in rows(spark, refunds)] == ["late", "broken"]
 
 
 def test_without_the_loaders_jvm_module_protobuf_topics_are_skipped_naming_why(

@@ -13,14 +13,16 @@ Protobuf's JSON mapping writes them), an enum its value's name, a `oneof`'s memb
 `ListValue`, `Any`, `FieldMask` or `Empty` its JSON text; a message that contains itself is its JSON
 text where it recurs. Every column is nullable.
 
-The table is a topic's first message type's (message index `[0]`, the first message the file declares),
-as Confluent's serializers write a file's only message; records of another message of the file are not
-that table's (see the decoding).
+A topic's own table is of the file's first message (message index `[0]`, what Confluent's serializers
+write for a file's only message); a record whose message indexes name another message of its writer's
+file is that message's, which gets a table of its own, as an event type of the topic
+(`message_paths`, `loader.run.topic_pass`). A field renamed under the same number carries its former
+names as Avro aliases (`former_names`), which a table format may take for a rename.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from google.protobuf.descriptor_pb2 import (
@@ -85,10 +87,55 @@ def table_message(file: FileDescriptorProto) -> str:
     return package + file.message_type[0].name
 
 
-def table_schema(file: FileDescriptorProto, dependencies: Sequence[FileDescriptorProto] = ()) -> dict:
-    """The table's record (Avro's JSON form) for values of the file's first message."""
+def table_schema(
+    file: FileDescriptorProto,
+    dependencies: Sequence[FileDescriptorProto] = (),
+    message: str | None = None,
+    former: Mapping[str, Mapping[str, tuple[str, ...]]] | None = None,
+) -> dict:
+    """The table's record (Avro's JSON form) for values of `message` (by default the file's first);
+    `former`: each message's fields' former names (`former_names`), which become their aliases."""
     messages = dict(_messages([*dependencies, file]))
-    return _record(messages, table_message(file), ())
+    name = message or table_message(file)
+    if name not in messages:
+        raise UnloadableProtobuf(f"the schema has no message {name}")
+    return _record(messages, name, (), former or {})
+
+
+def message_paths(file: FileDescriptorProto) -> dict[str, str]:
+    """Every message of the file by its message indexes as Confluent's framing writes them, as text
+    (`0`, `1`, `0.2` for the third message nested in the first): its full name. Map entries, which no
+    record is, are left out."""
+    found: dict[str, str] = {}
+    package = f"{file.package}." if file.package else ""
+
+    def walk(siblings: Sequence[DescriptorProto], prefix: str, path: str) -> None:
+        for index, message in enumerate(siblings):
+            if message.options.map_entry:
+                continue
+            at = f"{path}.{index}" if path else str(index)
+            found[at] = prefix + message.name
+            walk(message.nested_type, f"{prefix}{message.name}.", at)
+
+    walk(file.message_type, package, "")
+    return found
+
+
+def former_names(
+    latest: Sequence[FileDescriptorProto], earlier: Sequence[Sequence[FileDescriptorProto]]
+) -> dict[str, dict[str, tuple[str, ...]]]:
+    """Message full name -> field name -> the names the same field number had in `earlier` versions'
+    files (each version's files, imports included) and no longer has: a field renamed under its number."""
+    now = {name: {f.number: f.name for f in m.field} for name, m in _messages(latest)}
+    found: dict[str, dict[str, set[str]]] = {}
+    for files in earlier:
+        for name, message in _messages(files):
+            fields = now.get(name, {})
+            for field in message.field:
+                current = fields.get(field.number)
+                if current is not None and current != field.name:
+                    found.setdefault(name, {}).setdefault(current, set()).add(field.name)
+    return {m: {f: tuple(sorted(names)) for f, names in fs.items()} for m, fs in found.items()}
 
 
 def _messages(files: Sequence[FileDescriptorProto]) -> Iterator[tuple[str, DescriptorProto]]:
@@ -106,36 +153,50 @@ def _nested(message: DescriptorProto, prefix: str) -> Iterator[tuple[str, Descri
         yield from _nested(inner, f"{name}.")
 
 
-def _record(messages: dict[str, DescriptorProto], name: str, walking: tuple[str, ...]) -> dict:
+def _record(
+    messages: dict[str, DescriptorProto],
+    name: str,
+    walking: tuple[str, ...],
+    former: Mapping[str, Mapping[str, tuple[str, ...]]],
+) -> dict:
     message = messages[name]
-    fields = [
-        {
+    renamed = former.get(name, {})
+    fields = []
+    for field in message.field:
+        column = {
             "name": field.name,
-            "type": ["null", _field_type(messages, field, (*walking, name))],
+            "type": ["null", _field_type(messages, field, (*walking, name), former)],
             "default": None,
         }
-        for field in message.field
-    ]
+        if field.name in renamed:
+            column["aliases"] = list(renamed[field.name])
+        fields.append(column)
     return {"type": "record", "name": name, "fields": fields}
 
 
 def _field_type(
-    messages: dict[str, DescriptorProto], field: FieldDescriptorProto, walking: tuple[str, ...]
+    messages: dict[str, DescriptorProto],
+    field: FieldDescriptorProto,
+    walking: tuple[str, ...],
+    former: Mapping[str, Mapping[str, tuple[str, ...]]],
 ) -> Any:
     if field.type == _F.TYPE_MESSAGE:
         target = field.type_name.lstrip(".")
         entry = messages.get(target)
         if entry is not None and entry.options.map_entry:
             _, value = entry.field  # a map entry is (key = 1, value = 2)
-            return {"type": "map", "values": _single_type(messages, value, walking)}
-    single = _single_type(messages, field, walking)
+            return {"type": "map", "values": _single_type(messages, value, walking, former)}
+    single = _single_type(messages, field, walking, former)
     if field.label == _F.LABEL_REPEATED:
         return {"type": "array", "items": single}
     return single
 
 
 def _single_type(
-    messages: dict[str, DescriptorProto], field: FieldDescriptorProto, walking: tuple[str, ...]
+    messages: dict[str, DescriptorProto],
+    field: FieldDescriptorProto,
+    walking: tuple[str, ...],
+    former: Mapping[str, Mapping[str, tuple[str, ...]]],
 ) -> Any:
     if field.type in (_F.TYPE_MESSAGE, _F.TYPE_GROUP):
         target = field.type_name.lstrip(".")
@@ -143,5 +204,5 @@ def _single_type(
             return _WELL_KNOWN[target]
         if target in walking:
             return JSON_TEXT  # a message that contains itself has no fixed depth: its JSON text
-        return _record(messages, target, walking)
+        return _record(messages, target, walking, former)
     return _SCALARS[field.type]

@@ -71,7 +71,7 @@ public final class ProtobufJson {
   static DynamicMessage record(byte[] body, Descriptor type) {
     try {
       CodedInputStream in = CodedInputStream.newInstance(body);
-      return isFirstMessage(in) ? DynamicMessage.parseFrom(type, in) : null;
+      return skipMessageIndexes(in) ? DynamicMessage.parseFrom(type, in) : null;
     } catch (IOException | RuntimeException e) {
       return null;
     }
@@ -88,20 +88,22 @@ public final class ProtobufJson {
     return out.toString();
   }
 
-  /** The message indexes of Confluent's framing name the file's first message ({@code [0]}). */
-  static boolean isFirstMessage(CodedInputStream in) throws IOException {
+  /**
+   * Reads past the message indexes of Confluent's framing ({@code [0]} in its short form, a zero); false
+   * when they do not read. Which message they name is the loader's query's to decide: a record reaches
+   * the decoder of its message only (by its writer schema id and indexes, in its writer's file).
+   */
+  static boolean skipMessageIndexes(CodedInputStream in) throws IOException {
     int count = in.readSInt32();
-    if (count == 0) {
-      return true; // the short form of [0]
-    }
     if (count < 0) {
       return false;
     }
-    boolean first = count == 1;
     for (int i = 0; i < count; i++) {
-      first &= in.readSInt32() == 0;
+      if (in.readSInt32() < 0) {
+        return false;
+      }
     }
-    return first;
+    return true;
   }
 
   /** The message named, in the files of a base64 {@code FileDescriptorSet}, imports first. */

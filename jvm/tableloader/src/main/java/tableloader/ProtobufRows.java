@@ -43,8 +43,9 @@ import org.apache.spark.sql.types.StructType;
  * column holds for a message (a {@code Struct}, an {@code Any}, a message where it contains itself) as
  * JSON ({@link ProtobufJson}).
  *
- * <p>NULL for a record that is not a message of the table's type: bytes that do not parse, or message
- * indexes naming another message of the file (the loader quarantines the record).
+ * <p>NULL for bytes that do not parse as a message of the table's type (the loader quarantines the
+ * record). The message indexes are read past, not checked: the loader's query sends a record to the
+ * decoder of the message its indexes name in its writer's file.
  */
 public final class ProtobufRows implements UDF1<byte[], Row> {
   private static final long serialVersionUID = 1L;

@@ -175,12 +175,16 @@ class ProtobufJsonTest {
   }
 
   @Test
-  void theLongFormOfTheFirstMessagesIndexReadsAndAnotherMessageIsNoRecordOfTheTable() throws Exception {
+  void theMessageIndexesAreReadPastInEachOfTheirFormsAndNegativeOnesDoNotRead() throws Exception {
     DynamicMessage order = DynamicMessage.newBuilder(ORDER).setField(ORDER.findFieldByName("id"), 1L).build();
     String expected = decoded(framed(new byte[] {0}, order));
     assertEquals(expected, decoded(framed(new byte[] {2, 0}, order))); // [0], written out: count 1, index 0
-    assertNull(decoded(framed(new byte[] {2, 2}, order))); // [1]: the file's second message, Refund
-    assertNull(decoded(framed(new byte[] {4, 0, 0}, order))); // [0, 0]: a message nested in the first
+    // which message the indexes name is the query's to check: [1], [0, 0] and [70] read past alike
+    assertEquals(expected, decoded(framed(new byte[] {2, 2}, order)));
+    assertEquals(expected, decoded(framed(new byte[] {4, 0, 0}, order)));
+    assertEquals(expected, decoded(framed(new byte[] {2, (byte) 0x8c, 1}, order))); // 140: two bytes
+    assertNull(decoded(framed(new byte[] {1}, order))); // a count of -1
+    assertNull(decoded(framed(new byte[] {2, 1}, order))); // an index of -1
   }
 
   @Test

@@ -100,9 +100,9 @@ class ProtobufRowsTest {
   }
 
   @Test
-  void aRecordOfAnotherMessageOrNoMessageIsNull() throws Exception {
+  void bytesThatAreNoMessageOrIndexesThatDoNotReadAreNull() throws Exception {
     DynamicMessage order = DynamicMessage.newBuilder(ORDER).setField(ORDER.findFieldByName("id"), 1L).build();
-    assertNull(DECODER.call(framed(new byte[] {2, 2}, order)));
+    assertNull(DECODER.call(framed(new byte[] {3}, order))); // a count of -2
     assertNull(DECODER.call(new byte[] {0, (byte) 0xff, (byte) 0xff, (byte) 0xff}));
     assertNull(DECODER.call(null));
   }
