@@ -44,7 +44,6 @@ from loader.reading.value_formats.lookup import JSON, PROTOBUF
 from loader.reading.value_formats.protobuf_read import (
     ProtobufRead,
     is_message_sql,
-    message_indexes_sql,
     message_sql,
 )
 from loader.reading.value_formats.spark_types import struct_fields
@@ -170,17 +169,18 @@ def read_framed(column: str, schemas: SubjectSchemas, header_id: str | None = No
         read = JsonRead(body, known, f"{struct_fields(latest)}, {identifier(CORRUPT)}: STRING")
         return FramedValue(schema_id, known, read, "corrupt", tuple(f["name"] for f in latest["fields"]))
     if schemas.schema_type == PROTOBUF:  # by the loader's decoder (its JVM module): NULL when it fails
-        message = message_sql(bytes_, schema_id, protobuf_messages(schemas))
-        of_table = is_message_sql(message, [schemas.message])
+        messages = protobuf_messages(schemas)
+        message = message_sql(bytes_, schema_id, messages)  # only read for a record left out (its reason)
+        of_table = is_message_sql(bytes_, schema_id, messages, [schemas.message])
         protobuf = ProtobufRead(
             body, f"{known} AND {of_table}", struct_fields(latest), schemas.descriptors, schemas.message
         )
-        indexes = message_indexes_sql(bytes_)
+        # Short: the reason's text is part of the projection's generated code, which every record runs
+        what = "key message" if column == "key" else "message"
         not_table = string_literal(f", not the table's {schemas.message}")
         reason = (
-            f"concat('message indexes ', coalesce(concat('[', {indexes}, ']'), 'that do not read'), "
-            f"' of writer schema id ', CAST({schema_id} AS STRING), coalesce(concat(' name message ', "
-            f"{message}, {not_table}), ' name no message of its file'))"
+            f"concat('{what} indexes of writer schema id ', CAST({schema_id} AS STRING), "
+            f"coalesce(concat(' name message ', {message}, {not_table}), ' name no message of its file'))"
         )
         return FramedValue(schema_id, known, protobuf, "null", (), (f"({known} AND NOT {of_table})", reason))
     reader, flagged = reader_schema(schemas.latest_schema)
@@ -305,6 +305,8 @@ def decoding_columns(
         ),
     ]
     if keys is not None:
+        if key.other_type:
+            reasons.append(key.other_type)
         reasons.append(
             (
                 key_failed,
@@ -463,6 +465,12 @@ def value_message_sql(schemas: SubjectSchemas) -> str:
     return message_sql(identifier("value"), schema_id_sql("value"), protobuf_messages(schemas))
 
 
+def value_is_message_sql(schemas: SubjectSchemas, names: Collection[str]) -> str:
+    """Whether a Kafka row's value is one of the Protobuf messages `names` of `schemas`' files (SQL text,
+    `protobuf_read.is_message_sql`)."""
+    return is_message_sql(identifier("value"), schema_id_sql("value"), protobuf_messages(schemas), names)
+
+
 def found_messages(
     raw: DataFrame, schemas: SubjectSchemas, excluded: Collection[str], limit: int
 ) -> list[str]:
@@ -472,7 +480,8 @@ def found_messages(
     message = value_message_sql(schemas)
     wanted = f"{_framed_sql('value')} AND {schema_id_sql('value')} IN ({ids}) AND {message} IS NOT NULL"
     if excluded:
-        wanted += f" AND NOT {is_message_sql(message, excluded)}"
+        listed = ", ".join(string_literal(n) for n in sorted(excluded))
+        wanted += f" AND NOT coalesce({message} IN ({listed}), false)"
     rows = (
         raw.where(F.expr(wanted)).select(F.expr(message).alias("message")).distinct().limit(limit).collect()
     )

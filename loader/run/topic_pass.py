@@ -50,7 +50,7 @@ from loader.reading.decoding import (
     rows_to_write,
     table_columns,
     user_fields,
-    value_message_sql,
+    value_is_message_sql,
     with_reasons_by_id,
 )
 from loader.reading.event_types import VALUE_TYPE, Placement, event_table, event_types
@@ -58,7 +58,6 @@ from loader.reading.kafka_access import java_refusal
 from loader.reading.registry_client import SubjectSchemas, describe_foreign_id
 from loader.reading.sql_text import named_struct
 from loader.reading.topic_read import CountedRead, observed_metrics, read_ranges
-from loader.reading.value_formats.protobuf_read import is_message_sql
 from loader.run.work import QUARANTINE_TABLE, RunContext, TableClaim, TopicWork
 from loader.schema.column_defaults import existence_defaults, with_column_metadata
 from loader.schema.current_state import NO_KEY
@@ -201,14 +200,14 @@ def _targets(run: RunContext, work: TopicWork) -> list[Target]:
     messages = _message_types(work)
     if work.values is not None:
         held = set(work.values.writer_schemas)
-        where = f"NOT {is_message_sql(value_message_sql(work.values), messages)}" if messages else None
+        where = f"NOT {value_is_message_sql(work.values, messages)}" if messages else None
         targets.append(Target(VALUE_TYPE, work.table, work.values, tuple(sorted(held)), True, where))
     for name, subject in work.event_types.items():
         table = event_table(work.topic, name)
         if name in messages:
             _claim(run, work, name, table)
             assert work.values is not None
-            message = is_message_sql(value_message_sql(work.values), [name])
+            message = value_is_message_sql(work.values, [name])
             ids = tuple(sorted(work.values.writer_schemas))
             targets.append(Target(name, table, work.values.of_message(name), ids, False, message))
             continue

@@ -24,7 +24,7 @@ from pyspark.sql import functions as F
 from loader.formats import GROUP_MEMBER, group_rows_column
 from loader.reading.decoding import KAFKA_COLUMNS, decode, rows_to_write, schema_id_sql, table_columns
 from loader.reading.registry_client import SubjectSchemas
-from loader.reading.value_formats.protobuf_read import message_indexes_sql, message_sql
+from loader.reading.value_formats.protobuf_read import is_message_sql, message_sql
 from loader.run.topic_pass import rows_for_writer
 from tests.loader.harness import executed_plan, record_schema
 
@@ -158,32 +158,36 @@ def test_a_topic_query_costs_a_few_jvm_calls_per_field(
 
 def test_a_protobuf_records_message_is_read_by_its_writer_id_and_message_indexes(spark: SparkSession) -> None:
     """Confluent's message indexes after the header, in each of their forms, name a message of the
-    writer's own file: the same indexes are another message in another writer's file."""
+    writer's own file (the same indexes are another message in another writer's file), however deep or
+    large."""
     messages = {
         "shop.Order": {"0": (7, 8)},
         "shop.Refund": {"1": (7,), "2": (8,)},
         "shop.Order.Line": {"0.1": (8,)},
+        "shop.Far": {"70": (8,)},
+        "shop.Deep": {"0.0.0.0": (8,)},
     }
     cases = [
-        (7, b"\x00", "0", "shop.Order"),
-        (8, b"\x02\x00", "0", "shop.Order"),  # [0] written out
-        (7, b"\x02\x02", "1", "shop.Refund"),
-        (8, b"\x02\x02", "1", None),  # writer 8's file has no message at [1]
-        (8, b"\x02\x04", "2", "shop.Refund"),
-        (8, b"\x04\x00\x02", "0.1", "shop.Order.Line"),
-        (8, b"\x06\x00\x02\x04", "0.1.2", None),
-        (8, b"\x08\x00\x00\x00\x00", None, None),  # four levels deep: past what is read
-        (8, b"\x02\x8c\x01", None, None),  # index 70: two bytes
-        (8, b"\x01", None, None),  # a negative count
-        (8, b"", None, None),  # nothing after the header
+        (7, b"\x00", "shop.Order"),
+        (8, b"\x02\x00", "shop.Order"),  # [0] written out
+        (7, b"\x02\x02", "shop.Refund"),
+        (8, b"\x02\x02", None),  # writer 8's file has no message at [1]
+        (8, b"\x02\x04", "shop.Refund"),
+        (8, b"\x04\x00\x02", "shop.Order.Line"),
+        (8, b"\x06\x00\x02\x04", None),
+        (8, b"\x08\x00\x00\x00\x00", "shop.Deep"),  # four levels deep
+        (8, b"\x02\x8c\x01", "shop.Far"),  # index 70: two bytes
+        (8, b"\x01", None),  # a negative count
+        (8, b"", None),  # nothing after the header
     ]
     rows = [
         (bytes([0]) + schema_id.to_bytes(4, "big") + indexes + b"\x08\x01",)
-        for schema_id, indexes, _, _ in cases
+        for schema_id, indexes, _ in cases
     ]
     frame = spark.createDataFrame(rows, "value binary")
     got = frame.selectExpr(
-        f"{message_indexes_sql('value')} AS indexes",
         f"{message_sql('value', schema_id_sql('value'), messages)} AS message",
+        f"{is_message_sql('value', schema_id_sql('value'), messages, ['shop.Refund', 'shop.Far'])} AS chosen",
     ).collect()
-    assert [(r["indexes"], r["message"]) for r in got] == [(i, m) for _, _, i, m in cases]
+    assert [r["message"] for r in got] == [m for _, _, m in cases]
+    assert [r["chosen"] for r in got] == [m in ("shop.Refund", "shop.Far") for _, _, m in cases]

@@ -251,7 +251,7 @@ def message_classes(tmp_path: Path, order_proto: str) -> dict[str, type]:
         pool.Add(file)
     return {
         name: message_factory.GetMessageClass(pool.FindMessageTypeByName(f"shop.{name}"))
-        for name in ("Order", "Refund")
+        for name in ("Order", "Refund", "Customer")
     }
 
 
@@ -358,7 +358,7 @@ def test_protobuf_topics_become_tables_through_two_versions(
     ).collect()
     writer = int.from_bytes(header[1:], "big")
     assert [(r["offset"], r["reason"]) for r in quarantine] == [
-        (3, f"message indexes [3] of writer schema id {writer} name no message of its file"),
+        (3, f"message indexes of writer schema id {writer} name no message of its file"),
         (4, f"body does not decode with writer schema id {writer}"),
     ]
 
@@ -367,6 +367,41 @@ def test_protobuf_topics_become_tables_through_two_versions(
     [loaded] = [t for t in harness.run(spark).topics if t.topic == topic]
     assert (loaded.tables, loaded.quarantined) == ({table: 0, refunds: 1}, 0), loaded.reason
     assert [r["why"] for r in rows(spark, refunds)] == ["late", "broken"]
+
+
+def test_a_protobuf_key_is_decoded_beside_its_value_and_keys_that_do_not_decode_are_quarantined(
+    harness: Harness, spark: SparkSession, tmp_path: Path
+) -> None:
+    """`<topic>-key` of Protobuf, written by confluent-kafka's ProtobufSerializer, decodes into
+    `_kafka_key_avro` as a value does; a key that is no message, and one whose indexes name no message
+    of its file, are quarantined with their reasons."""
+    topic = harness.topic(prefix="protokey")
+    client = SchemaRegistryClient({"url": harness.registry_url})
+    v1 = message_classes(tmp_path, ORDER_PROTO_V1)
+    conf = {"use.deprecated.format": False}
+    key_context, value_context = (
+        SerializationContext(topic, MessageField.KEY),
+        SerializationContext(topic, MessageField.VALUE),
+    )
+    key = ProtobufSerializer(v1["Customer"], client, conf)(v1["Customer"](name="k1"), key_context)
+    value = ProtobufSerializer(v1["Order"], client, conf)(v1["Order"](id=1), value_context)
+    producer = Producer({"bootstrap.servers": harness.kafka.bootstrap})
+    producer.produce(topic, key=key, value=value)
+    producer.produce(topic, key=key[:5] + b"\x00\xff\xff", value=value)  # no message
+    producer.produce(topic, key=key[:5] + b"\x02\x02" + key[6:], value=value)  # indexes [1]: none there
+    assert producer.flush(30) == 0
+    [loaded] = [t for t in harness.run(spark).topics if t.topic == topic]
+    assert (loaded.records, loaded.quarantined) == (1, 2), loaded.reason
+    [row] = rows(spark, loaded.table)
+    assert (row["id"], row["_kafka_key_avro"]) == (1, Row(name="k1"))
+    reasons = spark.sql(
+        f"SELECT reason FROM {harness.database}.loader_quarantine WHERE topic = '{topic}' ORDER BY offset"
+    ).collect()
+    key_id = int.from_bytes(key[1:5], "big")
+    assert [r["reason"] for r in reasons] == [
+        f"key does not decode with schema id {key_id} of subject {topic}-key",
+        f"key message indexes of writer schema id {key_id} name no message of its file",
+    ]
 
 
 def test_without_the_loaders_jvm_module_protobuf_topics_are_skipped_naming_why(

@@ -22,7 +22,6 @@ from pyspark.sql import functions as F
 from loader.reading.sql_text import case_when, string_literal
 
 HEADER_BYTES = 5  # the magic byte and the schema id, before the message indexes
-MAX_DEPTH = 3  # message indexes read in SQL: a message nested at most this deep, each index below 64
 
 
 @dataclass(frozen=True)
@@ -48,44 +47,63 @@ class ProtobufRead:
         return F.when(F.expr(self.guard), Column(rows))
 
 
-def message_indexes_sql(value: str) -> str:
-    """The message indexes of the framed binary column `value` (SQL text) as text, `0`, `1`, `0.2`; NULL
-    for indexes deeper than `MAX_DEPTH` levels, an index past 63 (two bytes), or bytes that are none. Each
-    is a zigzag varint after the header: a count, then the indexes (`[0]` in short, a zero byte)."""
+def indexes_bytes(path: str) -> list[bytes]:
+    """The bytes Confluent's framing writes for message indexes `path` (`0`, `1`, `0.2`): a zigzag varint
+    count, then each index so; `[0]` also in its short form, a zero byte. Varints delimit themselves, so
+    the bytes are a record's indexes exactly when they begin its body."""
+    indexes = [int(i) for i in path.split(".")]
+    written = b"".join(_zigzag_varint(n) for n in (len(indexes), *indexes))
+    return [b"\x00", written] if indexes == [0] else [written]
 
-    def byte(position: int) -> str:
-        return f"CAST(conv(hex(substring({value}, {position}, 1)), 16, 10) AS INT)"
 
-    def index(position: int) -> str:
-        return f"CAST({byte(position)} DIV 2 AS STRING)"
+def _zigzag_varint(n: int) -> bytes:
+    value, out = 2 * n, bytearray()  # zigzag: a non-negative n is 2n
+    while True:
+        low, value = value & 0x7F, value >> 7
+        out.append(low | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
 
-    first = HEADER_BYTES + 1
-    branches = [(f"{byte(first)} = 0", "'0'")]
-    for depth in range(1, MAX_DEPTH + 1):
-        positions = range(first + 1, first + 1 + depth)
-        readable = " AND ".join(f"{byte(p)} < 128 AND {byte(p)} % 2 = 0" for p in positions)
-        path = ", '.', ".join(index(p) for p in positions)
-        branches.append((f"{byte(first)} = {2 * depth} AND {readable}", f"concat({path})"))
-    return case_when(branches)
+
+def message_condition(
+    value: str, schema_id: str, paths: Mapping[str, tuple[int, ...]], writer_ids: Collection[int]
+) -> str:
+    """Whether a framed Protobuf value (the binary column `value`, its writer id `schema_id`, both SQL
+    text) is the message that is at `paths` (message indexes -> the writer ids whose file has it there,
+    `TableOf.messages`) among a subject's `writer_ids`; NULL where `value` is. The indexes' bytes are
+    compared as written, the writer id only when the message is not at one place in every writer's file,
+    so the common case, a file's first message, is two comparisons of bytes per record."""
+    clauses = []
+    for path, ids in sorted(paths.items()):
+        body = HEADER_BYTES + 1
+        match = " OR ".join(
+            f"substring({value}, {body}, {len(written)}) = X'{written.hex()}'"
+            for written in indexes_bytes(path)
+        )
+        if set(ids) != set(writer_ids):
+            match = f"({match}) AND {schema_id} IN ({', '.join(map(str, sorted(ids)))})"
+        clauses.append(f"({match})")
+    return " OR ".join(clauses) if clauses else "false"
 
 
 def message_sql(value: str, schema_id: str, messages: Mapping[str, Mapping[str, tuple[int, ...]]]) -> str:
-    """The full name of the message a framed Protobuf value (the binary column `value`, its writer id
-    `schema_id`, both SQL text) is, by its indexes in its writer's file (`TableOf.messages`); NULL for
-    indexes that name none."""
-    indexes = message_indexes_sql(value)
+    """The full name of the message a framed Protobuf value is, by its indexes in its writer's file
+    (`TableOf.messages`); NULL for indexes that name none (SQL text, as `message_condition`)."""
+    writer_ids = {i for paths in messages.values() for ids in paths.values() for i in ids}
     branches = [
-        (
-            f"{indexes} = {string_literal(path)} AND {schema_id} IN ({', '.join(map(str, ids))})",
-            string_literal(name),
-        )
+        (message_condition(value, schema_id, paths, writer_ids), string_literal(name))
         for name, paths in sorted(messages.items())
-        for path, ids in sorted(paths.items())
     ]
     return case_when(branches) if branches else "CAST(NULL AS STRING)"
 
 
-def is_message_sql(message: str, names: Collection[str]) -> str:
-    """Whether the message `message` (SQL text, `message_sql`) is one of `names`; false for NULL."""
-    listed = ", ".join(string_literal(n) for n in sorted(names))
-    return f"coalesce({message} IN ({listed}), false)" if names else "false"
+def is_message_sql(
+    value: str, schema_id: str, messages: Mapping[str, Mapping[str, tuple[int, ...]]], names: Collection[str]
+) -> str:
+    """Whether a framed Protobuf value is one of the messages `names`; false where `value` is NULL or its
+    indexes name none of them (SQL text, as `message_condition`)."""
+    writer_ids = {i for paths in messages.values() for ids in paths.values() for i in ids}
+    chosen = [
+        message_condition(value, schema_id, messages[n], writer_ids) for n in sorted(names) if n in messages
+    ]
+    return f"coalesce({' OR '.join(f'({c})' for c in chosen)}, false)" if chosen else "false"
