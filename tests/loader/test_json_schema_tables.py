@@ -14,6 +14,7 @@ from loader.reading.value_formats.json_schema_tables import (
 )
 from loader.reading.value_formats.spark_types import spark_type, struct_fields
 from loader.schema.change_envelope import is_change_envelope
+from tests.loader.change_envelopes import debezium_json_envelope
 
 
 def column(property_schema: Any, **document: Any) -> str:
@@ -126,33 +127,8 @@ def test_the_text_form_reads_references_texts() -> None:
     )
 
 
-def debezium_envelope(after: Any) -> dict:
-    """A change event's schema as Kafka Connect's JSON Schema converter registers Debezium's envelope."""
-    row = {
-        "type": "object",
-        "title": "dbserver1.inventory.customers.Value",
-        "properties": {"id": {"type": "integer"}, "email": {"type": "string"}},
-    }
-    source = {
-        "type": "object",
-        "title": "io.debezium.connector.postgresql.Source",
-        "properties": {"db": {"type": "string"}, "lsn": {"type": "integer"}},
-    }
-    return {
-        "type": "object",
-        "title": "dbserver1.inventory.customers.Envelope",
-        "properties": {
-            "before": {"oneOf": [{"type": "null"}, row]},
-            "after": {"oneOf": [{"type": "null"}, after if after is not None else row]},
-            "source": source,
-            "op": {"type": "string"},
-            "ts_ms": {"oneOf": [{"type": "null"}, {"type": "integer"}]},
-        },
-    }
-
-
 def test_debeziums_envelope_through_the_json_schema_converter_is_a_change_envelope() -> None:
     """Its current-state table then holds the `after` rows, as for Debezium's Avro envelope."""
-    assert is_change_envelope(table_schema(debezium_envelope(None)))
+    assert is_change_envelope(table_schema(debezium_json_envelope(None)))
     other_row = {"type": "object", "title": "dbserver1.inventory.orders.Value", "properties": {}}
-    assert not is_change_envelope(table_schema(debezium_envelope(other_row)))
+    assert not is_change_envelope(table_schema(debezium_json_envelope(other_row)))
