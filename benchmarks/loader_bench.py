@@ -18,7 +18,8 @@ everything). Prints a Markdown table per scenario, with the ratios the targets a
   holding the very same records (`--multitype-records` each), first run and next run;
 - value-formats: one topic of `--records` records as Avro, one as JSON Schema and one as Protobuf (the
   same events, serialized as confluent-kafka's `JSONSerializer` and `ProtobufSerializer` do), each loaded
-  by a `loader run` process, twice;
+  by a `loader run` process, twice (`--value-formats` picks some; with `--against`, each checkout's
+  process in turn);
 - formats: the same topics loaded as Iceberg tables beside Hive ORC tables, as `loader run` processes:
   one topic of `--records` records, and `--format-topics` topics x `--records-per-topic` (first run:
   tables created; next run);
@@ -539,27 +540,57 @@ def formats(bench: Bench, records: int, partitions: int, topics: int, per_topic:
             )
 
 
-def value_formats(bench: Bench, records: int, partitions: int) -> None:
-    """The big topic's records as Avro, as JSON Schema and as Protobuf, a topic each, loaded by `loader
-    run` processes one after the other, twice (the second round in the reverse order), each into a
-    database of its own."""
-    avro = setup_topics(bench, ["vf_avro"], partitions, False)["vf_avro"]
-    produce(bench.bootstrap, "vf_avro", encoded_events(avro, 5_000), records)
-    create_topics(bench.bootstrap, ["vf_json", "vf_protobuf"], partitions)
-    json_ids = register_json_versions(bench.registry_url, "vf_json")
-    produce(bench.bootstrap, "vf_json", encoded_json_events(json_ids, 5_000), records)
-    protobuf_id = register_protobuf_version(bench.registry_url, "vf_protobuf")
-    produce(bench.bootstrap, "vf_protobuf", encoded_protobuf_events(protobuf_id, 15_000), records)
+def value_formats(
+    bench: Bench, records: int, partitions: int, kinds: tuple[str, ...], others: dict[str, Path]
+) -> None:
+    """The big topic's records as Avro, as JSON Schema and as Protobuf (those of `kinds`), a topic each,
+    loaded by `loader run` processes one after the other, twice (the second round in the reverse order),
+    each into a database of its own; with `others` (`--against`), each checkout's process in turn, which
+    goes first alternating."""
+    produced = {
+        "avro": lambda: produce(
+            bench.bootstrap,
+            "vf_avro",
+            encoded_events(setup_topics(bench, ["vf_avro"], partitions, False)["vf_avro"], 5_000),
+            records,
+        ),
+        "json": lambda: produce(
+            bench.bootstrap,
+            "vf_json",
+            encoded_json_events(register_json_versions(bench.registry_url, "vf_json"), 5_000),
+            records,
+        ),
+        "protobuf": lambda: produce(
+            bench.bootstrap,
+            "vf_protobuf",
+            encoded_protobuf_events(register_protobuf_version(bench.registry_url, "vf_protobuf"), 15_000),
+            records,
+        ),
+    }
+    create_topics(bench.bootstrap, [f"vf_{k}" for k in kinds if k != "avro"], partitions)
+    for kind in kinds:
+        produced[kind]()
+    checkouts = {"this": bench.code_dir, **others}
     names = {"avro": "Avro", "json": "JSON Schema", "protobuf": "Protobuf"}
-    for round_, order in enumerate((("json", "protobuf", "avro"), ("avro", "protobuf", "json"))):
-        for kind in order:
-            seconds, _, peak = bench.run_process(f"vf_{kind}_{round_}", f"vf_{kind}", records)
-            label = f"{names[kind]}: 1 topic x {records:,}, round {round_ + 1}"
-            against = f"Avro: 1 topic x {records:,}, round {round_ + 1}" if kind != "avro" else ""
-            bench.add(
-                "value formats, `loader run` processes",
-                Row(label, records, seconds, against, f"driver peak {peak / 1024:.0f} MiB"),
-            )
+    order = [k for k in ("json", "protobuf", "avro") if k in kinds]
+    for round_, kinds_in_turn in enumerate((order, order[::-1])):
+        for kind in kinds_in_turn:
+            for name in sorted(checkouts, reverse=bool(round_ % 2)):
+                suffix = f"_{name}" if others else ""
+                seconds, _, peak = bench.run_process(
+                    f"vf_{kind}_{round_}{suffix}", f"vf_{kind}", records, code_dir=checkouts[name]
+                )
+                tag = f", {name}" if others else ""
+                label = f"{names[kind]}{tag}: 1 topic x {records:,}, round {round_ + 1}"
+                against = (
+                    f"Avro{tag}: 1 topic x {records:,}, round {round_ + 1}"
+                    if kind != "avro" and "avro" in kinds
+                    else ""
+                )
+                bench.add(
+                    "value formats, `loader run` processes",
+                    Row(label, records, seconds, against, f"driver peak {peak / 1024:.0f} MiB"),
+                )
 
 
 def lake(bench: Bench, records: int, partitions: int, topics: int, per_topic: int) -> None:
@@ -920,13 +951,20 @@ def main() -> None:
     parser.add_argument("--current-runs", type=int, default=10, help="runs of each share of changed keys")
     parser.add_argument("--current-shares", default="0.01,0.1", help="shares of the keys changed per run")
     parser.add_argument(
-        "--against", type=Path, help="the other checkout of the paired scenario (and of small, if given)"
+        "--against",
+        type=Path,
+        help="the other checkout of the paired scenario (and of small and value-formats, if given)",
     )
     parser.add_argument("--small-topics", type=int, default=120, help="small topics of the small scenario")
     parser.add_argument("--small-records", type=int, default=500, help="records per small topic and run")
     parser.add_argument("--small-active", type=int, default=5, help="of the small topics, those active")
     parser.add_argument(
         "--small-curve", type=int, default=1000, help="topics of the small scenario's curve (0: none)"
+    )
+    parser.add_argument(
+        "--value-formats",
+        default="avro,json,protobuf",
+        help="the value-formats scenario's formats, of avro, json, protobuf",
     )
     parser.add_argument("--paired-topics", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=4, help="next runs of the paired scenario")
@@ -1025,7 +1063,9 @@ def main() -> None:
                             bench, args.records, args.partitions, args.format_topics, args.records_per_topic
                         )
                     elif scenario == "value-formats":
-                        value_formats(bench, args.records, args.partitions)
+                        kinds = tuple(k.strip() for k in args.value_formats.split(",") if k.strip())
+                        others = {"other": args.against.resolve()} if args.against else {}
+                        value_formats(bench, args.records, args.partitions, kinds, others)
                     elif scenario == "lake":
                         lake(bench, args.records, args.partitions, args.format_topics, args.records_per_topic)
             finally:
