@@ -134,9 +134,10 @@ def _load(run: RunContext, work: TopicWork, report: TopicReport) -> list[StagedT
                 f"subject named by record ({work.topic}-<record name> or <record name>)"
             )
             return []
+    made: dict[str, TableState] = {}  # what an earlier pass of this run did to a table, when it did anything
     while True:
         targets = _targets(run, work)
-        staged, foreign = _write(run, work, targets, report)
+        staged, foreign = _write(run, work, targets, report, made)
         placements = [run.lookup.placement(work.topic, i) for i in foreign]
         found = event_types(placements, work.event_types) | _found_messages(run, work, report)
         if found == work.event_types:
@@ -267,7 +268,11 @@ class _Ready:
 
 
 def _write(
-    run: RunContext, work: TopicWork, targets: list[Target], report: TopicReport
+    run: RunContext,
+    work: TopicWork,
+    targets: list[Target],
+    report: TopicReport,
+    made: dict[str, TableState] | None = None,
 ) -> tuple[list[StagedTable | None], list[int]]:
     """Stages each target's rows, one Spark job each (the first counts what was read); returns the
     staged tables and, when records were left over, the framed schema ids no target holds."""
@@ -279,7 +284,8 @@ def _write(
     skip_tombstones = not current_only and (work.skip_tombstones or not any(t.tombstones for t in targets))
     ready = _ready_targets(run, work, targets, read, current_only, skip_tombstones)
     if not current_only:
-        describe_tables(report, [(r.target.table, r.state) for r in ready], multi=targets[0].ids is not None)
+        states = [(r.target.table, _as_made(made, r.target.table, r.state)) for r in ready if r.state]
+        describe_tables(report, states, multi=targets[0].ids is not None)
     crash_point("after_table_ready")
     if read is None:
         report.status = "up to date"
@@ -302,6 +308,17 @@ def _write(
         return staged, []
     held = {i for t in targets for i in t.schemas.writer_schemas}
     return staged, framed_schema_ids(read_ranges(spark, run.read, work.ranges), held, MAX_ID_LOOKUPS)
+
+
+def _as_made(made: dict[str, TableState] | None, table: str, state: TableState) -> TableState:
+    """What this run did to the table: a pass done again (with event types found by the one before)
+    finds unchanged the table the pass before created or evolved, which the report still names."""
+    if made is None:
+        return state
+    if state.action != "unchanged":
+        made.setdefault(table, state)
+        return state
+    return made.get(table, state)
 
 
 def _ready_targets(
