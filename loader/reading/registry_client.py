@@ -78,6 +78,7 @@ class RegistrySnapshot:
     other_ids: dict[str, set[int]] = field(default_factory=dict)  # other subject -> its versions' ids
     versions: dict[tuple[str, int], dict] = field(default_factory=dict)  # every version, for references
     _tables: dict[str, TableOf | str] = field(default_factory=dict, compare=False, repr=False)
+    _by_subject: dict[str, list[dict]] = field(default_factory=dict, compare=False, repr=False)
 
     def schemas(self, subject: str) -> SubjectSchemas | None:
         if subject in self.others:
@@ -102,13 +103,19 @@ class RegistrySnapshot:
             latest = self.others[subject]
             earlier = [
                 Version(int(v["id"]), _document(v), _referenced(v, self.versions))
-                for (s, _), v in sorted(self.versions.items())
-                if s == subject
-                and _schema_type(v) == PROTOBUF == _schema_type(latest)
-                and int(v["id"]) != int(latest["id"])
+                for v in (self._versions_of(subject) if _schema_type(latest) == PROTOBUF else [])
+                if _schema_type(v) == PROTOBUF and int(v["id"]) != int(latest["id"])
             ]
             self._tables[subject] = _table_or_why(latest, _referenced(latest, self.versions), earlier)
         return self._tables[subject]
+
+    def _versions_of(self, subject: str) -> list[dict]:
+        """A subject's versions, by number: the snapshot's versions indexed by subject once, not scanned
+        for each Protobuf subject a run loads."""
+        if not self._by_subject:
+            for (name, _), version in sorted(self.versions.items()):
+                self._by_subject.setdefault(name, []).append(version)
+        return self._by_subject.get(subject, [])
 
     def subjects_of(self, schema_id: int) -> list[str]:
         return sorted(s for s, ids in self.writers.items() if schema_id in ids)
