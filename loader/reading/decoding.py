@@ -116,8 +116,8 @@ class FramedValue:
     decoded: ValueRead  # projected onto the latest schema (its marker field included); NULL unless known
     failure: Literal["flag", "null", "never", "corrupt"]  # how a failed decode shows in `decoded`
     fields: tuple[str, ...]  # the latest schema's top-level fields when it is a record
-    # A known id whose record is not of the table's type, and why (SQL text): a Protobuf record of another
-    # message of its writer's file, or whose message indexes do not read. Not decoded.
+    # A known id whose record is not of the table's type, and why (SQL text): a Protobuf record whose
+    # message indexes name another message of its writer's file, or none. Not decoded.
     other_type: tuple[str, str] | None = None
 
     def failed(self, decoded: str) -> str:

@@ -6,7 +6,7 @@ Writing each record as JSON for Spark's JSON reader, and passing the files as a 
 measured slower (1,000,000 records: 2.0x to 2.5x Avro's time; benchmarks/JOURNAL.md, "Avro, JSON Schema
 and Protobuf").
 
-Which message a record is, the query decides (`message_sql`): by its writer schema id and the message
+Which message a record is, the query decides (`is_message_sql`): by its writer schema id and the message
 indexes after the header, in its writer's file; the decoder reads the indexes past.
 """
 
@@ -89,7 +89,7 @@ def message_condition(
 def message_sql(value: str, schema_id: str, messages: Mapping[str, Mapping[str, tuple[int, ...]]]) -> str:
     """The full name of the message a framed Protobuf value is, by its indexes in its writer's file
     (`TableOf.messages`); NULL for indexes that name none (SQL text, as `message_condition`)."""
-    writer_ids = {i for paths in messages.values() for ids in paths.values() for i in ids}
+    writer_ids = _writer_ids(messages)
     branches = [
         (message_condition(value, schema_id, paths, writer_ids), string_literal(name))
         for name, paths in sorted(messages.items())
@@ -102,8 +102,13 @@ def is_message_sql(
 ) -> str:
     """Whether a framed Protobuf value is one of the messages `names`; false where `value` is NULL or its
     indexes name none of them (SQL text, as `message_condition`)."""
-    writer_ids = {i for paths in messages.values() for ids in paths.values() for i in ids}
+    writer_ids = _writer_ids(messages)
     chosen = [
         message_condition(value, schema_id, messages[n], writer_ids) for n in sorted(names) if n in messages
     ]
     return f"coalesce({' OR '.join(f'({c})' for c in chosen)}, false)" if chosen else "false"
+
+
+def _writer_ids(messages: Mapping[str, Mapping[str, tuple[int, ...]]]) -> set[int]:
+    """Every writer id `messages` names: the subject's writers."""
+    return {i for paths in messages.values() for ids in paths.values() for i in ids}
